@@ -10,7 +10,7 @@
 
 use crate::rows::{MeasurementRow, PrRow};
 
-use super::ladder::{LadderStep, RungKind};
+use super::ladder::{rung_rows, LadderStep, RungKind};
 use super::split_rung_id;
 
 pub use super::verdict::{Cause, Interval, RungOutcome, SideShape, TargetExplanation, Verdict};
@@ -19,15 +19,6 @@ pub use super::verdict::{Cause, Interval, RungOutcome, SideShape, TargetExplanat
 fn closed_fraction(target: &Interval, rung: &Interval) -> Option<f64> {
     let gap = target.value.ln();
     (gap.abs() > f64::EPSILON && rung.value > 0.0).then(|| 1.0 - rung.value.ln() / gap)
-}
-
-fn rung_rows<'r>(
-    rows: &'r [MeasurementRow],
-    target: &str,
-    kind: RungKind,
-) -> impl Iterator<Item = &'r MeasurementRow> {
-    let id = super::rung_id(target, &kind.name());
-    rows.iter().filter(move |r| r.comparison == id)
 }
 
 /// The last PR of `kind`'s rung of `target` among `prs`.
@@ -106,9 +97,8 @@ fn outcomes(
     outcomes
 }
 
-/// Marks each register rung void whose control does not hold: the control (the held side
-/// capped at the count it uses anyway) must leave the PR at the `opencl-ptx` rung's and the
-/// register count where it was, or the cap's path changes the code by itself.
+/// Marks each register rung void whose control ([`RungKind::CapControl`]) moved the PR from the
+/// `opencl-ptx` rung's or the register count: the cap's path changes the code by itself.
 pub fn mark_void(outcomes: &mut [RungOutcome], target: &str, rows: &[MeasurementRow]) {
     let reference = find(outcomes, RungKind::OpenclPtx).and_then(|r| r.pr);
     let controls: Vec<(RungKind, Option<Interval>)> = outcomes
@@ -176,26 +166,15 @@ pub(super) fn cause_of(kind: RungKind) -> Option<Cause> {
     })
 }
 
-/// The runtime rung that closes the gap best (PR nearest 1), as its cause; void rungs name none.
-fn runtime_cause(rungs: &[RungOutcome]) -> Option<Cause> {
+/// The cause of the valid closing rung nearest parity among the compiler steps (`compiler`)
+/// or among the runtime rungs; void rungs name none.
+fn closing_cause(rungs: &[RungOutcome], compiler: bool) -> Option<Cause> {
     rungs
         .iter()
-        .filter(|r| r.closes_validly() && r.kind.step() != LadderStep::CompilerStep)
+        .filter(|r| r.closes_validly() && (r.kind.step() == LadderStep::CompilerStep) == compiler)
         .filter_map(|r| Some((r.pr?.value.ln().abs(), cause_of(r.kind)?)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
-}
-
-/// A compiler step that closes the gap on its own (PR nearest 1).
-fn compiler_cause(rungs: &[RungOutcome]) -> Option<Cause> {
-    rungs
-        .iter()
-        .filter(|r| r.closes_validly() && r.kind.step() == LadderStep::CompilerStep)
-        .min_by(|a, b| {
-            let d = |r: &RungOutcome| r.pr.map_or(f64::MAX, |p| p.value.ln().abs());
-            d(a).total_cmp(&d(b))
-        })
-        .map(|r| Cause::CompilerStep(r.kind))
 }
 
 /// The smallest share a cause needs to be named beside another.
@@ -229,22 +208,17 @@ pub fn verdict(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
             return Verdict::Explained(vec![(Cause::FrontEnd, 1.0)]);
         }
         if front_share >= MIN_SHARE {
-            let runtime_part = runtime_cause(rungs).unwrap_or(Cause::Runtime);
+            let runtime_part = closing_cause(rungs, false).unwrap_or(Cause::Runtime);
             return Verdict::Explained(vec![
                 (Cause::FrontEnd, front_share),
                 (runtime_part, 1.0 - front_share),
             ]);
         }
     }
-    // A gap wholly in the runtime (or with no swap): named by the runtime rung that closes it,
-    // else a compiler step, else unexplained.
-    if let Some(cause) = runtime_cause(rungs).or_else(|| compiler_cause(rungs)) {
+    // A gap wholly in the runtime (or with no swap).
+    if let Some(cause) = closing_cause(rungs, false).or_else(|| closing_cause(rungs, true)) {
         return Verdict::Explained(vec![(cause, 1.0)]);
     }
-    unexplained(own, rungs)
-}
-
-fn unexplained(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
     let largest = rungs
         .iter()
         .filter(|r| r.kind != RungKind::Own && r.void.is_none())
@@ -287,16 +261,15 @@ pub fn code_only(row: &PrRow) -> TargetExplanation {
 pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> TargetExplanation {
     let own_row = rung_rows(rows, target, RungKind::Own).next();
     let pr = rung_pr(prs, target, RungKind::Own);
-    let (rungs, verdict) = match pr {
+    let (verdict, rungs) = match pr {
         Some(own) => {
             let rungs = outcomes(target, &own, prs, rows);
-            let v = verdict(&own, &rungs);
-            (rungs, v)
+            (verdict(&own, &rungs), rungs)
         }
-        None => (
-            Vec::new(),
-            Verdict::NotMeasured(failure_note(RungKind::Own, target, rows)),
-        ),
+        None => {
+            let why = failure_note(RungKind::Own, target, rows);
+            (Verdict::NotMeasured(why), Vec::new())
+        }
     };
     let shapes = rung_rows(rows, target, RungKind::Own)
         .filter(|r| r.status == crate::rows::Status::Ok)

@@ -93,9 +93,7 @@ fn texts_of(
     notes: &mut Vec<String>,
 ) -> Vec<(Api, String)> {
     let mut texts = Vec::new();
-    let b = sides.b.as_deref_mut();
-    for (backend, settings) in [(Some(&mut *sides.a), &t.a), (b, &t.b)] {
-        let Some(backend) = backend else { continue };
+    for (backend, settings) in super::each_side(sides).zip([&t.a, &t.b]) {
         let api = backend.api();
         match program_text_of(backend, sources, settings.clone()) {
             Ok(Some(text)) => texts.push((api, text)),
@@ -141,23 +139,28 @@ pub fn read_text(out: &Path, target: &str, api: Api) -> Option<(String, String)>
 }
 
 fn ptx_classes(t: &TargetTexts, notes: &mut Vec<String>) -> Vec<CodeClassRow> {
-    let kernel = t.target.a.variant.kernel;
-    t.texts
-        .iter()
-        .flat_map(
-            |(api, text)| match class_rows(&t.target.id, *api, kernel, text) {
-                Ok(rows) => rows,
-                Err(e) => {
-                    notes.push(format!("{}: {api}'s PTX not counted: {e}", t.target.id));
-                    Vec::new()
-                }
-            },
-        )
-        .collect()
+    let (id, kernel) = (&t.target.id, t.target.a.variant.kernel);
+    let mut rows = Vec::new();
+    for (api, text) in &t.texts {
+        let why = match parse_kernel(text, kernel) {
+            Ok(Some(k)) => {
+                let counts = count_classes(&k);
+                rows.extend(
+                    counts
+                        .iter()
+                        .map(|(c, n)| CodeClassRow::new(id, *api, kernel, c, n)),
+                );
+                continue;
+            }
+            Ok(None) => format!("no kernel {kernel} in {api}'s PTX"),
+            Err(e) => e.to_string(),
+        };
+        notes.push(format!("{id}: {api}'s PTX not counted: {why}"));
+    }
+    rows
 }
 
-/// Both texts of `t` assembled by the CUDA driver with the target's CUDA JIT options,
-/// disassembled, and the kernel's instructions counted by class.
+/// Both texts of `t` through one second stage (see the module docs), counted by class.
 fn sass_classes(
     cuda: &mut dyn Runtime,
     tool: &Path,
@@ -203,8 +206,7 @@ enum SassError {
     Disassembly(#[from] sass::DisassemblyError),
 }
 
-/// The SASS functions of `ptx`: assembled by the CUDA driver into a cubin that lives in `out`
-/// only while `cuobjdump` reads it.
+/// The SASS functions of `ptx`, its cubin in `out` only while `cuobjdump` reads it.
 fn sass_of(
     cuda: &mut dyn Runtime,
     tool: &Path,
@@ -250,31 +252,6 @@ impl CodeClassRow {
             count,
         }
     }
-}
-
-/// Why a PTX text gives no class counts of a kernel.
-#[derive(Debug, thiserror::Error)]
-enum ClassError {
-    #[error(transparent)]
-    Parse(#[from] crate::inspect::ptx::PtxError),
-    #[error("no kernel {kernel} in {api}'s PTX")]
-    NoKernel { kernel: String, api: Api },
-}
-
-fn class_rows(
-    target: &str,
-    api: Api,
-    kernel: &str,
-    text: &str,
-) -> Result<Vec<CodeClassRow>, ClassError> {
-    let k = parse_kernel(text, kernel)?.ok_or_else(|| ClassError::NoKernel {
-        kernel: kernel.into(),
-        api,
-    })?;
-    Ok(count_classes(&k)
-        .iter()
-        .map(|(class, count)| CodeClassRow::new(target, api, kernel, class, count))
-        .collect())
 }
 
 const MAX_CLASSES: usize = 4;

@@ -4,9 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::families::{find_variant, Size, Variant};
-use crate::rows::MeasurementRow;
-use crate::rows::{Api, TimerKind};
-use crate::rows::{IndexWidth, ProgramSource};
+use crate::rows::{Api, IndexWidth, MeasurementRow, ProgramSource, TimerKind};
 use crate::study::{Comparison, Resolved, WALL_CLOCK_TURN};
 
 use super::rung_id;
@@ -279,9 +277,9 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
             both(c, |s| s.flags.fast_math = true)
         }));
     }
-    let (kind, timer) = match target.a.timer {
-        TimerKind::DeviceEvent => (RungKind::HostTimer, TimerKind::WallClock),
-        TimerKind::WallClock => (RungKind::DeviceTimer, TimerKind::DeviceEvent),
+    let (kind, timer, turn) = match target.a.timer {
+        TimerKind::DeviceEvent => (RungKind::HostTimer, TimerKind::WallClock, WALL_CLOCK_TURN),
+        TimerKind::WallClock => (RungKind::DeviceTimer, TimerKind::DeviceEvent, 1),
     };
     if let Some(alternative) = alternative(&target.a) {
         rungs.push(rung(target, RungKind::Alternative, |c| {
@@ -296,23 +294,20 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
     rungs.push(rung(target, kind, |c| {
         both(c, |s| {
             s.timer = timer;
-            s.turn = match timer {
-                TimerKind::DeviceEvent => 1,
-                TimerKind::WallClock => WALL_CLOCK_TURN,
-            };
+            s.turn = turn;
         })
     }));
     rungs
 }
 
-fn side_row<'r>(
+/// The rows of `kind`'s rung of `target`.
+pub(super) fn rung_rows<'r>(
     rows: &'r [MeasurementRow],
     target: &str,
     kind: RungKind,
-    api: Api,
-) -> Option<&'r MeasurementRow> {
+) -> impl Iterator<Item = &'r MeasurementRow> {
     let id = rung_id(target, &kind.name());
-    rows.iter().find(|r| r.comparison == id && r.api == api)
+    rows.iter().filter(move |r| r.comparison == id)
 }
 
 /// The smallest difference in registers worth a rung: one or two registers rarely change how
@@ -328,7 +323,8 @@ pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow
     }
     let mut rungs = Vec::new();
     let registers = |api| {
-        side_row(rows, &target.id, RungKind::OpenclPtx, api)
+        rung_rows(rows, &target.id, RungKind::OpenclPtx)
+            .find(|r| r.api == api)
             .filter(|r| r.verified)
             .and_then(|r| r.registers)
     };
@@ -360,7 +356,9 @@ pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow
             }
         }
     }
-    let groups = side_row(rows, &target.id, RungKind::Own, Api::Cuda).map(|r| r.groups);
+    let groups = rung_rows(rows, &target.id, RungKind::Own)
+        .find(|r| r.api == Api::Cuda)
+        .map(|r| r.groups);
     if let (Some((_, last)), Some(groups)) = (launch_parts(&target.a), groups) {
         // The last launch reduces what the first left: one value per work-group.
         rungs.push(rung(target, RungKind::LastLaunchAlone, |c| {
@@ -372,7 +370,8 @@ pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow
         }));
     }
     let shared = [Api::OpenCl, Api::Cuda].into_iter().any(|api| {
-        side_row(rows, &target.id, RungKind::Own, api)
+        rung_rows(rows, &target.id, RungKind::Own)
+            .find(|r| r.api == api)
             .and_then(|r| r.shared_bytes)
             .is_some_and(|b| b > 0)
     });

@@ -7,9 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::export::ExportError;
-use crate::rows::MeasurementRow;
-use crate::rows::{Api, TimerKind};
-use crate::rows::{CalibrationRow, CALIBRATION_CSV};
+use crate::rows::{Api, CalibrationRow, MeasurementRow, TimerKind, CALIBRATION_CSV};
 
 /// The rung names whose rows hold a target's two clocks: its own rows and the other clock's.
 const CLOCK_RUNGS: [&str; 3] = ["own", "host-timer", "device-timer"];
@@ -37,10 +35,8 @@ pub fn clocks(rows: &[MeasurementRow], target: &str) -> Vec<Clocks> {
         rows.iter()
             .filter(|r| r.api == api && r.timer == timer && r.median_s > 0.0)
             .find(|r| {
-                r.comparison
-                    .strip_prefix(target)
-                    .and_then(|rest| rest.strip_prefix("::"))
-                    .is_some_and(|rung| CLOCK_RUNGS.contains(&rung))
+                super::split_rung_id(&r.comparison)
+                    .is_some_and(|(t, rung)| t == target && CLOCK_RUNGS.contains(&rung))
             })
     };
     [Api::OpenCl, Api::Cuda]

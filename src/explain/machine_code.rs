@@ -15,6 +15,7 @@
 //! `machine-code-classes.csv`; a code the cache did not hold is a row that says so.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -83,7 +84,7 @@ enum NoImage {
     BuildFailed(String),
     #[error("the compute cache held no image of it (cache off, or a driver that keeps none)")]
     NotCached,
-    #[error("{NO_KERNEL}")]
+    #[error("no kernel: the target times the runtime's own calls")]
     NoKernel,
     #[error("not read: the part's {0} s budget ran out")]
     OverBudget(f64),
@@ -96,7 +97,6 @@ struct Taken {
     source: Result<Vec<u8>, NoImage>,
 }
 
-/// Where the images of one part's builds go, and what earlier builds left.
 struct Taker<'c> {
     cache: &'c Path,
     before: Snapshot,
@@ -146,18 +146,16 @@ impl Taker<'_> {
 /// before take no time, see [`collect`]).
 pub const BUDGET_S: f64 = 40.0;
 
-/// What the part does for one target: read its codes, or give it those of an earlier
-/// target that builds the same programs.
+/// What the part does for one target: read its codes, or give it those of an earlier target
+/// that builds the same programs (both sides, register cap, alternative): the same text leaves
+/// the same image.
 enum Plan<'t> {
     Read(&'t Comparison, Vec<Taken>),
     Same(&'t Comparison, String),
 }
 
-/// Builds every target's codes one at a time under the private `cache` and writes what each
-/// left, until `budget_s` has passed (later targets get a row that says so). A target whose
-/// programs (both sides, register cap, alternative) are an earlier target's gets its codes with
-/// a source naming it: the same text leaves the same image. The images are disassembled in
-/// parallel.
+/// Builds every target's codes one at a time under the private `cache` until `budget_s` has
+/// passed, and writes what each left (see `Plan`); the images are disassembled in parallel.
 pub fn collect(
     targets: &[Comparison],
     capped_rungs: &BTreeMap<String, u32>,
@@ -277,8 +275,6 @@ fn build_all<'t>(
 
 type Recorded = Result<(MachineCodeRow, ClassCounts), ExportError>;
 
-pub const NO_KERNEL: &str = "no kernel: the target times the runtime's own calls";
-
 /// What decides every code of `t`: each side's program, the register cap and the alternative;
 /// `None` for a target with no kernel.
 fn programs_key(t: &Comparison, cap: Option<u32>, sides: &mut Sides) -> Option<String> {
@@ -394,12 +390,13 @@ fn record(out: &Path, t: &Comparison, taken: &Taken, tool: Option<&Path>) -> Rec
         row.local_bytes = Some(r.local_bytes);
     }
     row.sass = format!("{dir}/{}.sass.gz", taken.code);
-    let function = function_text(&text, taken.kernel);
-    write_atomic(&out.join(&row.sass), &gzip(function.as_bytes()))?;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let _ = gz.write_all(function_text(&text, taken.kernel).as_bytes()); // into a Vec: cannot fail
+    write_atomic(&out.join(&row.sass), &gz.finish().unwrap_or_default())?;
     Ok((row, counts))
 }
 
-/// The row of one code before its image is read: only its `source`.
+/// The row of one code before its image is read.
 fn unread_row(t: &Comparison, taken: &Taken, source: String) -> MachineCodeRow {
     MachineCodeRow {
         target: t.id.clone(),
@@ -423,13 +420,6 @@ pub fn function_text(text: &str, kernel: &str) -> String {
         .position(|l| l.trim().starts_with("Function : "))
         .map_or(lines.len(), |i| start + 1 + i);
     lines[start..end].join("\n") + "\n"
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    use std::io::Write as _;
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    let _ = e.write_all(bytes); // into a Vec: cannot fail
-    e.finish().unwrap_or_default()
 }
 
 /// The kernel's resources and classes and the whole SASS of one cubin; `cuobjdump` reads files,

@@ -187,13 +187,11 @@ pub fn markdown(
     launch: &LaunchFacts<'_>,
     provenance: &str,
 ) -> String {
-    let mut md = String::from("# Why the PRs are where they are\n\n");
-    let _ = writeln!(
-        md,
-        "Each target is a fair comparison; each rung is the same comparison with one thing \
-         changed, run on the same GPU, verified and interleaved. A rung *closes* the gap when \
-         its CI touches [0.98, 1.02]; \"gap closed\" is the share of the target's gap (in \
-         logarithms) it removed.\n"
+    let mut md = String::from(
+        "# Why the PRs are where they are\n\nEach target is a fair comparison; each rung is the \
+         same comparison with one thing changed, run on the same GPU, verified and interleaved. \
+         A rung *closes* the gap when its CI touches [0.98, 1.02]; \"gap closed\" is the share \
+         of the target's gap (in logarithms) it removed.\n\n",
     );
     if !provenance.is_empty() {
         let _ = writeln!(md, "{provenance}\n");
@@ -229,9 +227,8 @@ fn target_heading(md: &mut String, t: &TargetExplanation) {
     fact(md, "Verified", Some(verified_text(t)));
 }
 
-/// Whether the verdict is verified, and where it is not, which of its causes a rung proved
-/// and which it did not: a split verdict's front-end part is proven by the PTX swap even when
-/// its runtime part is proven by nothing.
+/// Whether the verdict is verified, and if not, which causes a rung proved: a split verdict's
+/// front-end part is proven by the PTX swap even when no rung proves its runtime part.
 fn verified_text(t: &TargetExplanation) -> String {
     use super::attribute::Cause;
     if t.verified {
@@ -271,8 +268,7 @@ fn verified_text(t: &TargetExplanation) -> String {
     text
 }
 
-/// The facts beside a target's verdict, each where it has one: the fix, the replay, the
-/// machine code, the code's classes, the counters, the launch, the shapes.
+/// The facts beside a target's verdict, each where it has one.
 fn target_facts(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch: &LaunchFacts) {
     fact(md, "The fix offered", t.fix.as_ref());
     fact(md, "Replayed as a plain program", t.replay.as_ref());
@@ -308,11 +304,8 @@ fn fact(md: &mut String, label: &str, text: Option<impl std::fmt::Display>) {
 
 /// The waterfall table of a target's rungs.
 fn rungs_table(md: &mut String, rungs: &[RungOutcome]) {
-    let _ = writeln!(
-        md,
-        "| step | rung | what it holds | PR [CI] | gap closed | at parity | note |"
-    );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    md.push_str("| step | rung | what it holds | PR [CI] | gap closed | at parity | note |\n");
+    md.push_str("|---|---|---|---|---|---|---|\n");
     for r in rungs {
         let _ = writeln!(
             md,
@@ -339,25 +332,18 @@ pub const FOLLOW_UP_DIR: &str = "follow-up";
 /// The last pass's: each target's NVRTC-PTX-on-OpenCL rung in a folder of its own.
 pub const SWAP_DIR: &str = "nvrtc-ptx";
 
-/// The ladder, follow-up and swap run folders under `out` (swap folders that exist).
-fn run_folders(out: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = [LADDER_DIR, FOLLOW_UP_DIR]
-        .iter()
-        .map(|d| out.join(d))
-        .collect();
+/// The rows of the run folders under `out`: the ladder, the follow-up, and the swap folders
+/// that exist.
+pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>), ExportError> {
     let mut swaps: Vec<PathBuf> = std::fs::read_dir(out.join(SWAP_DIR))
         .map(|entries| entries.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     swaps.sort();
-    dirs.extend(swaps.into_iter().filter(|p| p.is_dir()));
-    dirs
-}
-
-/// The rows of the run folders under `out` (see `run_folders`).
-pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>), ExportError> {
-    let mut prs = Vec::new();
-    let mut rows = Vec::new();
-    for dir in run_folders(out) {
+    let (mut prs, mut rows) = (Vec::new(), Vec::new());
+    for dir in [out.join(LADDER_DIR), out.join(FOLLOW_UP_DIR)]
+        .into_iter()
+        .chain(swaps.into_iter().filter(|p| p.is_dir()))
+    {
         prs.extend(read_rows_if_file::<PrRow>(&dir.join(crate::rows::PRS_CSV))?);
         rows.extend(read_rows_if_file::<MeasurementRow>(
             &dir.join(crate::rows::MEASUREMENTS_CSV),

@@ -178,13 +178,9 @@ fn copy_row(
     backend.set_timer(TimerKind::WallClock)?;
     backend.set_wait_mode(t.a.wait)?;
     let host = backend.alloc_host(len, memory)?;
-    let device = match backend.alloc(len) {
-        Ok(d) => d,
-        Err(e) => {
-            let _ = backend.free_host(host);
-            return Err(e.into());
-        }
-    };
+    let device = backend.alloc(len).inspect_err(|_| {
+        let _ = backend.free_host(host);
+    })?;
     let copy = Transfer {
         host,
         buffer: device,
@@ -203,7 +199,13 @@ fn copy_row(
         )));
     };
     let api = backend.api();
-    let call = plain_copy_call(api, direction);
+    // The one call of `api` that makes a plain blocking copy in `direction`.
+    let call = match (api, direction) {
+        (Api::Cuda, Direction::H2d) => "cuMemcpyHtoD",
+        (Api::Cuda, Direction::D2h) => "cuMemcpyDtoH",
+        (_, Direction::H2d) => "clEnqueueWriteBuffer (blocking)",
+        (_, Direction::D2h) => "clEnqueueReadBuffer (blocking)",
+    };
     Ok(ReplayRow {
         target: t.id.clone(),
         api: api.label().into(),
@@ -214,16 +216,6 @@ fn copy_row(
         plain_ci_lo_us: p.ci_lo * 1e6,
         plain_ci_hi_us: p.ci_hi * 1e6,
     })
-}
-
-/// The one call of `api` that makes a plain blocking copy in `direction`.
-fn plain_copy_call(api: Api, direction: Direction) -> &'static str {
-    match (api, direction) {
-        (Api::Cuda, Direction::H2d) => "cuMemcpyHtoD",
-        (Api::Cuda, Direction::D2h) => "cuMemcpyDtoH",
-        (_, Direction::H2d) => "clEnqueueWriteBuffer (blocking)",
-        (_, Direction::D2h) => "clEnqueueReadBuffer (blocking)",
-    }
 }
 
 fn copy_turns(
@@ -338,8 +330,16 @@ pub fn annotate(explanations: &mut [TargetExplanation], rows: &[ReplayRow]) {
             continue;
         };
         let sentence = r.sentence();
+        // Whether the verdict leaves the cause open or names a runtime cause a replay can prove.
+        let open = match &t.verdict {
+            Verdict::CodeOnly | Verdict::Unexplained { .. } => true,
+            Verdict::Explained(causes) => causes
+                .iter()
+                .all(|(c, _)| matches!(c, Cause::Runtime | Cause::LaunchAndWait)),
+            _ => false,
+        };
         match proven(&r, pr) {
-            Some(causes) if runtime_or_open(&t.verdict) => {
+            Some(causes) if open => {
                 t.verdict = Verdict::Explained(causes);
                 t.verified = true;
                 t.replay = Some(sentence);
@@ -362,17 +362,6 @@ pub fn annotate(explanations: &mut [TargetExplanation], rows: &[ReplayRow]) {
                 ));
             }
         }
-    }
-}
-
-/// Whether a verdict leaves the cause open or names a runtime cause a replay can prove.
-fn runtime_or_open(v: &Verdict) -> bool {
-    match v {
-        Verdict::CodeOnly | Verdict::Unexplained { .. } => true,
-        Verdict::Explained(causes) => causes
-            .iter()
-            .all(|(c, _)| matches!(c, Cause::Runtime | Cause::LaunchAndWait)),
-        _ => false,
     }
 }
 

@@ -38,7 +38,6 @@ pub struct ExplainPlan<'a> {
     pub out: PathBuf,
     pub resume: bool,
     pub command_line: Vec<String>,
-    /// What each pass's run goes by.
     pub context: RunContext<'a>,
     pub swaps: SwapRungs,
 }
@@ -60,8 +59,7 @@ pub struct ExplainReport {
     pub summary: RunSummary,
     pub files: Vec<PathBuf>,
     /// The NVRTC-PTX-on-OpenCL rungs left for processes of their own ([`SwapRungs::Deferred`]):
-    /// NVIDIA's OpenCL can break its context on one, and no later OpenCL call of that process
-    /// (nor of another process while it lives) then works.
+    /// one can break NVIDIA's OpenCL for the rest of its process, and of others while it lives.
     pub pending_swaps: Vec<String>,
 }
 
@@ -141,8 +139,8 @@ pub fn run(
     })
 }
 
-/// The first pass of every target's ladder (`first`), each target's code, then the second
-/// pass that the first pass's rows call for, unless the first was interrupted.
+/// The first pass (`first`), each target's code, then the second pass the first's rows call
+/// for, unless the first was interrupted.
 fn run_ladder(
     plan: &ExplainPlan,
     first: Vec<Rung>,
@@ -227,9 +225,8 @@ fn run_swap(
     run_pass(plan, study, &dir, sides, on_event)
 }
 
-/// Every target's explanation from the rows under an explain folder: the rungs' verdicts,
-/// the gaps whose machine code alone was read, each held against the machine code; with the
-/// rows they came from.
+/// Every target's explanation (the rungs' verdicts, the gaps whose machine code alone was read)
+/// from the rows under an explain folder, held against the machine code; with those rows.
 pub fn explanations_of(
     out: &Path,
 ) -> Result<(Vec<TargetExplanation>, Vec<MeasurementRow>), ExportError> {
@@ -273,9 +270,7 @@ fn provenance_line(rows: &[MeasurementRow]) -> String {
             seen.push(s);
         }
     }
-    let mut runs: Vec<&str> = rows.iter().map(|r| r.run_id.as_str()).collect();
-    runs.sort_unstable();
-    runs.dedup();
+    let runs: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.run_id.as_str()).collect();
     if seen.is_empty() {
         return String::new();
     }
@@ -283,6 +278,6 @@ fn provenance_line(rows: &[MeasurementRow]) -> String {
         "Measured on {}; runs {} (each pass's `provenance.json` holds the commit, command line \
          and date).",
         seen.join(", "),
-        runs.join(", ")
+        runs.into_iter().collect::<Vec<_>>().join(", ")
     )
 }

@@ -23,7 +23,6 @@ impl Interval {
         }
     }
 
-    /// The CI touches the parity band.
     pub fn at_parity(&self) -> bool {
         self.lo <= PARITY.1 && self.hi >= PARITY.0
     }
@@ -224,8 +223,7 @@ pub struct TargetExplanation {
     /// The target's calls replayed as a plain program beside the harness, where it is the
     /// runtime's own calls (`explain::replay`).
     pub replay: Option<String>,
-    /// Each side's launch shape and what its API reported of the kernel (the ladder's sixth
-    /// step).
+    /// Each side's launch shape and what its API reported of the kernel (the sixth step).
     pub shapes: Vec<SideShape>,
 }
 
@@ -249,9 +247,8 @@ impl TargetExplanation {
         if let (Some(replay), true) = (&self.replay, replayed) {
             return format!("{words}; {replay}");
         }
-        // An explained verdict that is not verified names a cause a rung did prove beside one
-        // it did not (a runtime part no rung closed, or a register cap its code does not
-        // confirm): "not proven by a rung" would be untrue of it.
+        // An unverified explained verdict names a proven cause beside an unproven one (a runtime
+        // part no rung closed, an unconfirmed register cap): "not proven by a rung" is untrue.
         let unproven = match self.verdict {
             Verdict::Explained(_) => "not every cause is proven",
             Verdict::Unexplained { .. } => "not proven by a rung",
@@ -267,8 +264,7 @@ impl TargetExplanation {
     }
 }
 
-/// One SM of a Hopper GPU (H100, H200) and the granule of a warp's registers: the model of
-/// [`SideShape::groups_per_sm_by_registers`].
+/// One SM of a Hopper GPU (H100, H200) and the granule of a warp's registers.
 const SM_REGISTERS: u32 = 65536;
 const SM_WORK_ITEMS: u32 = 2048;
 const WARP: u32 = 32;

@@ -10,14 +10,6 @@ use super::split_rung_id;
 
 /// The bars of every target among `prs` that has its own rung, in first-seen order.
 pub fn bars_per_target(prs: &[PrRow]) -> Vec<(String, Vec<Bar>)> {
-    rungs_per_target(prs)
-        .into_iter()
-        .filter_map(|(target, rungs)| Some((target, bars_of(&rungs)?)))
-        .collect()
-}
-
-/// The rung rows of each target among `prs`, each with its rung, in ladder order.
-fn rungs_per_target(prs: &[PrRow]) -> Vec<(String, Vec<(RungKind, &PrRow)>)> {
     let mut targets: Vec<(String, Vec<(RungKind, &PrRow)>)> = Vec::new();
     for row in prs {
         let Some((target, kind)) = split_rung_id(&row.comparison)
@@ -30,10 +22,13 @@ fn rungs_per_target(prs: &[PrRow]) -> Vec<(String, Vec<(RungKind, &PrRow)>)> {
             None => targets.push((target.to_string(), vec![(kind, row)])),
         }
     }
-    for (_, rows) in &mut targets {
-        rows.sort_by_key(|(k, _)| (k.step(), k.name()));
-    }
     targets
+        .into_iter()
+        .filter_map(|(target, mut rungs)| {
+            rungs.sort_by_key(|(k, _)| (k.step(), k.name()));
+            Some((target, bars_of(&rungs)?))
+        })
+        .collect()
 }
 
 /// The bars of one target: its PR, one per measured ladder step, the remainder.

@@ -8,8 +8,7 @@ use std::time::SystemTime;
 
 use super::cubin;
 
-/// The private cache's folder, set in a process whose `CUDA_CACHE_PATH` was made empty for it
-/// (`inspect --sass`).
+/// The private cache's folder, in a process whose `CUDA_CACHE_PATH` was made empty for it.
 pub const PRIVATE_CACHE_ENV: &str = "CLVSCU_PRIVATE_COMPUTE_CACHE";
 
 /// The files of a cache folder with their sizes and times: what a build adds shows as new.

@@ -8,47 +8,37 @@ use std::ops::Sub;
 
 const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
 /// `e_machine` of an NVIDIA GPU's code.
-const EM_CUDA: u16 = 190;
+const EM_CUDA: u64 = 190;
 /// A section that takes no bytes in the file.
-const SHT_NOBITS: u32 = 8;
+const SHT_NOBITS: u64 = 8;
 
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+/// The little-endian number of `n` bytes at `at`.
+fn le(b: &[u8], at: usize, n: usize) -> Option<u64> {
+    let bytes = b.get(at..at + n)?;
+    Some(bytes.iter().rev().fold(0, |v, &x| (v << 8) | u64::from(x)))
 }
 
 /// The length of the 64-bit little-endian GPU ELF image at the start of `b` (the furthest byte
 /// its header tables, sections or segments reach); `None` without one, or if it runs past `b`.
 pub fn elf_length(b: &[u8]) -> Option<usize> {
-    if b.get(..4)? != ELF_MAGIC || *b.get(4)? != 2 || *b.get(5)? != 1 {
+    if b.get(..4)? != ELF_MAGIC || *b.get(4)? != 2 || *b.get(5)? != 1 || le(b, 18, 2)? != EM_CUDA {
         return None;
     }
-    if u16_at(b, 18)? != EM_CUDA {
-        return None;
-    }
-    let (phoff, shoff) = (u64_at(b, 32)?, u64_at(b, 40)?);
-    let ehsize = u64::from(u16_at(b, 52)?);
-    let (phentsize, phnum) = (u64::from(u16_at(b, 54)?), u64::from(u16_at(b, 56)?));
-    let (shentsize, shnum) = (u64::from(u16_at(b, 58)?), u64::from(u16_at(b, 60)?));
-    let mut end = ehsize
+    let (phoff, shoff) = (le(b, 32, 8)?, le(b, 40, 8)?);
+    let (phentsize, phnum) = (le(b, 54, 2)?, le(b, 56, 2)?);
+    let (shentsize, shnum) = (le(b, 58, 2)?, le(b, 60, 2)?);
+    let mut end = le(b, 52, 2)?
         .max(phoff + phentsize * phnum)
         .max(shoff + shentsize * shnum);
     for i in 0..shnum {
         let at = usize::try_from(shoff + i * shentsize).ok()?;
-        if u32_at(b, at + 4)? != SHT_NOBITS {
-            end = end.max(u64_at(b, at + 24)? + u64_at(b, at + 32)?);
+        if le(b, at + 4, 4)? != SHT_NOBITS {
+            end = end.max(le(b, at + 24, 8)? + le(b, at + 32, 8)?);
         }
     }
     for i in 0..phnum {
         let at = usize::try_from(phoff + i * phentsize).ok()?;
-        end = end.max(u64_at(b, at + 8)? + u64_at(b, at + 32)?);
+        end = end.max(le(b, at + 8, 8)? + le(b, at + 32, 8)?);
     }
     let end = usize::try_from(end).ok()?;
     (end <= b.len()).then_some(end)
@@ -165,7 +155,6 @@ pub struct ClassDifference<N> {
 }
 
 impl<N: Copy + Ord + Sub<Output = N>> ClassDifference<N> {
-    /// How far apart the two counts are.
     pub fn gap(&self) -> N {
         self.a.max(self.b) - self.a.min(self.b)
     }
@@ -268,7 +257,7 @@ mod tests {
         b[..4].copy_from_slice(ELF_MAGIC);
         b[4] = 2;
         b[5] = 1;
-        b[18..20].copy_from_slice(&EM_CUDA.to_le_bytes());
+        b[18..20].copy_from_slice(&190u16.to_le_bytes());
         b[32..40].copy_from_slice(&ph_off.to_le_bytes());
         b[40..48].copy_from_slice(&sh_off.to_le_bytes());
         b[52..54].copy_from_slice(&64u16.to_le_bytes());

@@ -20,9 +20,8 @@ use crate::export::ExportError;
 use crate::fairness::Flags;
 use crate::families::{all_variants, FamilyId, Variant, FMA_ITERS};
 use crate::kernels::KernelSources;
-use crate::rows::Api;
+use crate::rows::{Api, ClassCountRow, CLASSES_CSV};
 
-use crate::rows::{ClassCountRow, CLASSES_CSV};
 use ptx::ClassCounts;
 
 pub const RESOURCES_CSV: &str = "ptx_resources.csv";
@@ -143,7 +142,6 @@ struct FamilyPtx {
     opencl_cubin: Option<Vec<u8>>,
 }
 
-/// What `inspect` compiles and shows.
 #[derive(Clone, Copy)]
 pub struct Options<'a> {
     /// NVRTC's target when there is no CUDA device.
@@ -233,7 +231,6 @@ type Twin = (Option<String>, Option<ProgramId>);
 type PairCounts = (String, Vec<ClassCountRow>, Vec<ResourceRow>);
 
 impl<'a, 'r> Inspection<'a, 'r> {
-    /// The side of `api`, where it has a device.
     fn side(&mut self, api: Api) -> Option<&mut (dyn Runtime + 'r)> {
         match api {
             Api::OpenCl => self.cl.as_deref_mut(),
@@ -342,7 +339,6 @@ impl<'a, 'r> Inspection<'a, 'r> {
         Ok((text, Some(p)))
     }
 
-    /// Every kernel pair of the compiled family files, counted.
     fn count_pairs(&mut self, per_stem: &[FamilyPtx]) -> PairCounts {
         let mut md = String::new();
         let mut classes = Vec::new();
@@ -367,42 +363,32 @@ impl<'a, 'r> Inspection<'a, 'r> {
         classes: &mut Vec<ClassCountRow>,
     ) -> (u64, u64) {
         let pair = v.full_name();
-        let cl_counts = self.kernel_classes(&pair, v.kernel, fam.opencl.as_deref(), "OpenCL");
-        let cu_counts = self.kernel_classes(&pair, v.kernel, fam.cuda.as_deref(), "CUDA");
-        let instructions = |c: &Option<(ClassCounts, u64)>| c.as_ref().map_or(0, |c| c.1);
-        let counted = (instructions(&cl_counts), instructions(&cu_counts));
-        if cl_counts.is_none() && cu_counts.is_none() {
-            return counted;
+        let cl = self.kernel_classes(&pair, v.kernel, fam.opencl.as_deref(), "OpenCL");
+        let cu = self.kernel_classes(&pair, v.kernel, fam.cuda.as_deref(), "CUDA");
+        if cl.is_some() || cu.is_some() {
+            // A side whose kernel was not counted has no rows (not rows of zeros).
+            let (a, b) = (cl.as_ref(), cu.as_ref());
+            classes.extend(ptx::opencl_beside_cuda("PTX", &pair, v.kernel, a, b, md));
         }
-        let a = cl_counts.as_ref().map(|c| &c.0);
-        let b = cu_counts.as_ref().map(|c| &c.0);
-        // A side whose kernel was not counted has no rows (not rows of zeros).
-        classes.extend(ptx::opencl_beside_cuda("PTX", &pair, v.kernel, a, b, md));
-        counted
+        let instructions = |c: Option<ClassCounts>| c.as_ref().map_or(0, ClassCounts::total);
+        (instructions(cl), instructions(cu))
     }
 
-    /// The class counts and instruction count of `kernel` in one side's PTX, if it has some;
-    /// why not is noted.
+    /// The class counts of `kernel` in one side's PTX, if it has some; why not is noted.
     fn kernel_classes(
         &mut self,
         pair: &str,
         kernel: &str,
         text: Option<&str>,
         api: &str,
-    ) -> Option<(ClassCounts, u64)> {
-        match ptx::parse_kernel(text?, kernel) {
-            Ok(Some(k)) => Some((ptx::count_classes(&k), k.instructions.len() as u64)),
-            Ok(None) => {
-                self.notes
-                    .push(format!("{pair}: {api} PTX has no entry {kernel}"));
-                None
-            }
-            Err(e) => {
-                self.notes
-                    .push(format!("{pair}: {api} PTX does not parse: {e}"));
-                None
-            }
-        }
+    ) -> Option<ClassCounts> {
+        let why = match ptx::parse_kernel(text?, kernel) {
+            Ok(Some(k)) => return Some(ptx::count_classes(&k)),
+            Ok(None) => format!("has no entry {kernel}"),
+            Err(e) => format!("does not parse: {e}"),
+        };
+        self.notes.push(format!("{pair}: {api} PTX {why}"));
+        None
     }
 
     /// One kernel pair's resources as each API reports them, and the OpenCL PTX's as the CUDA

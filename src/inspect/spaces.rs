@@ -6,9 +6,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::ptx;
-use super::FamilyPtx;
-use super::{write, InspectError};
+use super::{ptx, write, FamilyPtx, InspectError};
 use crate::families::all_variants;
 
 /// The CSV this section writes: `pair,kernel,api,space,count`.

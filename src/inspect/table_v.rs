@@ -8,12 +8,9 @@ use super::ptx::table_v;
 use super::{request, write, write_csv, InspectError, OfflineCompiler};
 use crate::backend::Runtime;
 use crate::kernels::KernelSources;
-use crate::rows::Api;
-use crate::rows::IndexWidth;
-use crate::rows::TableVRow;
+use crate::rows::{Api, IndexWidth, TableVRow, TABLE_V_CSV};
 
 pub const TABLE_V_MD: &str = "table-v.md";
-use crate::rows::TABLE_V_CSV;
 
 pub fn ptx_file(out: &Path, api: Api, index: IndexWidth) -> PathBuf {
     let api = api.label().to_lowercase();
@@ -48,10 +45,10 @@ fn compile(
 }
 
 /// Compiles, saves and counts; the notes say what could not be counted.
-pub fn run(
+pub fn run<'r>(
     sources: &KernelSources,
-    mut cl: Option<&mut (dyn Runtime + '_)>,
-    mut cu: Option<&mut (dyn Runtime + '_)>,
+    mut cl: Option<&'r mut dyn Runtime>,
+    mut cu: Option<&'r mut dyn Runtime>,
     offline: OfflineCompiler,
     arch: &str,
     out: &Path,
@@ -63,12 +60,11 @@ pub fn run(
     let mut compiled_now: Vec<PathBuf> = Vec::new();
     for index in <IndexWidth as strum::VariantArray>::VARIANTS {
         for api in [Api::Cuda, Api::OpenCl] {
-            // Two calls, not one backend variable: the two options' trait objects have
-            // different lifetimes.
-            let compiled = match api {
-                Api::OpenCl => compile(sources, cl.as_deref_mut(), api, *index, offline, arch),
-                Api::Cuda => compile(sources, cu.as_deref_mut(), api, *index, offline, arch),
+            let backend = match api {
+                Api::OpenCl => cl.as_deref_mut(),
+                Api::Cuda => cu.as_deref_mut(),
             };
+            let compiled = compile(sources, backend, api, *index, offline, arch);
             let path = ptx_file(out, api, *index);
             match compiled {
                 Ok(Some(text)) => {

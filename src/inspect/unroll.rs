@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::{request, write, write_csv, InspectError, Inspection};
 use crate::rows::Api;
 
-use super::ptx::{parse_kernel, PtxError, PtxKernel};
+use super::ptx::{parse_kernel, PtxError, PtxInstruction};
 use super::spaces::has;
 
 pub const UNROLL_CSV: &str = "unroll_evidence.csv";
@@ -86,26 +86,6 @@ pub fn back_edges(body: &str) -> u64 {
     edges
 }
 
-fn shape_of(kernel: &PtxKernel, text: &str) -> UnrollRow {
-    let ins = &kernel.instructions;
-    UnrollRow {
-        kernel: KERNEL.into(),
-        instructions: ins.len() as u64,
-        branches: ins.iter().filter(|i| i.opcode == "bra").count() as u64,
-        back_edges: back_edges(text),
-        ld_shared: ins
-            .iter()
-            .filter(|i| i.opcode == "ld" && has(&i.modifiers, "shared"))
-            .count() as u64,
-        local_accesses: ins
-            .iter()
-            .filter(|i| (i.opcode == "ld" || i.opcode == "st") && has(&i.modifiers, "local"))
-            .count() as u64,
-        local_bytes: kernel.local_bytes,
-        ..UnrollRow::default()
-    }
-}
-
 /// Why PTX text gives no loop shape of a kernel.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {
@@ -118,13 +98,25 @@ pub enum AnalysisError {
 /// The loop shape of `name` in a PTX module, and its instruction list for comparisons.
 pub fn analyse(ptx: &str, name: &str) -> Result<(UnrollRow, Vec<String>), AnalysisError> {
     let kernel = parse_kernel(ptx, name)?.ok_or_else(|| AnalysisError::NoKernel(name.into()))?;
-    let text = body(ptx, name).unwrap_or("");
-    let listing = kernel
-        .instructions
+    let ins = &kernel.instructions;
+    let count = |keep: fn(&PtxInstruction) -> bool| ins.iter().filter(|i| keep(i)).count() as u64;
+    let shape = UnrollRow {
+        kernel: KERNEL.into(),
+        instructions: ins.len() as u64,
+        branches: count(|i| i.opcode == "bra"),
+        back_edges: back_edges(body(ptx, name).unwrap_or("")),
+        ld_shared: count(|i| i.opcode == "ld" && has(&i.modifiers, "shared")),
+        local_accesses: count(|i| {
+            matches!(i.opcode.as_str(), "ld" | "st") && has(&i.modifiers, "local")
+        }),
+        local_bytes: kernel.local_bytes,
+        ..UnrollRow::default()
+    };
+    let listing = ins
         .iter()
         .map(|i| format!("{} {:?} {}", i.opcode, i.modifiers, i.operands))
         .collect();
-    Ok((shape_of(&kernel, text), listing))
+    Ok((shape, listing))
 }
 
 fn effect(setting: &str, same: bool, shape: &UnrollRow, none: &UnrollRow) -> String {
@@ -198,13 +190,11 @@ fn ptx_per_setting(insp: &mut Inspection, api: Api) -> Result<Vec<Option<String>
             (None, Api::Cuda) => (insp.offline)(&req, &insp.arch).map(Some),
             (None, Api::OpenCl) => Ok(None),
         };
-        let text = compiled
-            .map_err(|e| {
-                insp.notes
-                    .push(format!("unroll evidence: {api} {setting}: {e}"))
-            })
-            .ok()
-            .flatten();
+        let text = compiled.unwrap_or_else(|e| {
+            insp.notes
+                .push(format!("unroll evidence: {api} {setting}: {e}"));
+            None
+        });
         if let Some(t) = &text {
             let file = setting.replace('+', "");
             let ext = api.label().to_lowercase();

@@ -8,7 +8,7 @@ use super::rewrite::normalise_line;
 use super::{FILE_SCOPE, PRELUDE};
 use crate::kernels::stems;
 
-/// Errors of the allow-list; each names the 1-based line it was found on.
+/// Errors of the allow-list, each at its 1-based line.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ParityError {
     #[error(
@@ -26,7 +26,6 @@ pub enum ParityError {
 /// One reviewed, intended difference between the twins.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllowEntry {
-    /// The file stem (`matvec`).
     pub(super) file: String,
     /// The kernel name, or `FILE_SCOPE`.
     pub(super) kernel: String,
@@ -50,7 +49,7 @@ pub fn load_allow_list(text: &str) -> Result<Vec<AllowEntry>, ParityError> {
         .collect()
 }
 
-/// Parses allow-list line `line`; `known` are the file stems it may name.
+/// Parses allow-list line `line`, which may name the file stems `known`.
 fn parse_entry(raw: &str, line: usize, known: &[&str]) -> Result<AllowEntry, ParityError> {
     let malformed = |message: &str| ParityError::Malformed {
         line,
@@ -103,8 +102,7 @@ fn parse_entry(raw: &str, line: usize, known: &[&str]) -> Result<AllowEntry, Par
 }
 
 /// Gives each line of `diff` (kernel `kernel` of file `stem`) the reason of the first entry
-/// naming it, and marks that entry in `used` (parallel to `allow`) so stale entries can be
-/// reported.
+/// naming it, marking that entry in `used` (parallel to `allow`) to report stale ones.
 pub(super) fn mark_allowed(
     diff: &mut [DiffLine],
     allow: &[AllowEntry],

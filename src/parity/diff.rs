@@ -12,7 +12,7 @@ use crate::rows::Api;
 pub(super) struct DiffLine {
     /// The side the line is on: OpenCL (`- cl`) or CUDA (`+ cu`).
     pub(super) api: Api,
-    /// 1-based, in that side's source file.
+    /// 1-based, in that side's file.
     pub(super) line: usize,
     pub(super) text: String,
     /// The allow-list's reason, when an entry names this difference.

@@ -23,7 +23,6 @@ pub(super) enum Kind {
 pub(super) struct Tok {
     pub(super) text: String,
     pub(super) kind: Kind,
-    /// The 1-based source line.
     pub(super) line: usize,
     /// Whitespace (or a comment) separates it from the previous token.
     pub(super) space_before: bool,

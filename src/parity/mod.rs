@@ -13,8 +13,7 @@
 //!    ([`load_allow_list`]) names it with a reason, and a kernel on one side only fails.
 //!
 //! The preludes define the same macros in each API's terms, so only their `#define`d names are
-//! compared, apart from the APIs' own words a prelude redefines (the index-width step narrows
-//! OpenCL's `get_global_id` or widens CUDA's `threadIdx`).
+//! compared, apart from the APIs' own words a prelude redefines (`rewrite::is_api_word`).
 //!
 //! Normalisation is the same for both sides: a file in the other API's spelling would pass as
 //! if it were correct; the compilers catch that, this check does not.
@@ -36,7 +35,6 @@ use std::collections::BTreeSet;
 use crate::kernels::{stems, KernelSources};
 use crate::rows::Api;
 
-// The types of the public entry points' signatures, so that callers can name them.
 pub use allow::{load_allow_list, AllowEntry, ParityError};
 pub use report::ParityReport;
 
@@ -55,8 +53,7 @@ const FILE_SCOPE: &str = "<file-scope>";
 /// The stem of the prelude pair, compared by macro names instead of line by line.
 const PRELUDE: &str = "prelude";
 
-/// Checks every file pair of `sources`: the prelude by macro names, the kernel files kernel
-/// by kernel, with `allow` naming the intended differences.
+/// Checks every file pair of `sources`, with `allow` naming the intended differences.
 pub fn check(sources: &KernelSources, allow: &[AllowEntry]) -> ParityReport {
     let mut used = vec![false; allow.len()];
     let mut files: Vec<FileParity> = stems()
@@ -127,7 +124,6 @@ fn compare_file(
     allow: &[AllowEntry],
     used: &mut [bool],
 ) -> FileParity {
-    // The constant-memory spelling (parameter vs module symbol) is paired away first.
     let (cl, cu) = constant::pair(lexer::lex(cl), lexer::lex(cu));
     let (a, b) = (split_tokens(&cl), split_tokens(&cu));
     let mut fp = FileParity {

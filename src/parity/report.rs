@@ -22,7 +22,6 @@ impl KernelParity {
         self.diff.is_empty()
     }
 
-    /// True when every difference is allowed.
     pub(super) fn passed(&self) -> bool {
         self.diff.iter().all(|d| d.allowed.is_some())
     }
@@ -89,15 +88,10 @@ impl ParityReport {
             render_file(&mut s, f, &mut tally);
         }
         let verdict = if self.passed() { "PASS" } else { "FAIL" };
-        let Tally {
-            identical,
-            allowed,
-            failures,
-        } = tally;
         let _ = writeln!(
             s,
-            "\nResult: {verdict}: {identical} identical, {allowed} with allowed differences only, \
-             {failures} failure(s)"
+            "\nResult: {verdict}: {} identical, {} with allowed differences only, {} failure(s)",
+            tally.identical, tally.allowed, tally.failures
         );
         s
     }
@@ -113,7 +107,16 @@ fn render_file(s: &mut String, f: &FileParity, tally: &mut Tally) {
         return;
     }
     if f.stem == PRELUDE {
-        render_macros(s, f, &mut tally.failures);
+        let sides = [&f.macros_only_in_opencl, &f.macros_only_in_cuda];
+        if sides.iter().all(|names| names.is_empty()) {
+            let _ = writeln!(
+                s,
+                "  identical  macro names: both preludes #define the same {}",
+                f.macros_shared
+            );
+        }
+        let what = |name: &str| format!("macro {name} is #defined");
+        render_only_in(s, f, sides, what, &mut tally.failures);
     }
     for k in &f.kernels {
         render_kernel(s, k, tally);
@@ -153,39 +156,16 @@ fn render_kernel(s: &mut String, k: &KernelParity, tally: &mut Tally) {
         );
     }
     for d in &k.diff {
-        render_diff_line(s, d);
+        let mark = match d.api {
+            Api::OpenCl => "- cl",
+            Api::Cuda => "+ cu",
+        };
+        let _ = write!(s, "      {mark} L{:<4} {}", d.line, d.text);
+        if let Some(reason) = &d.allowed {
+            let _ = write!(s, "    [allowed: {reason}]");
+        }
+        s.push('\n');
     }
-}
-
-fn render_diff_line(s: &mut String, d: &DiffLine) {
-    let mark = match d.api {
-        Api::OpenCl => "- cl",
-        Api::Cuda => "+ cu",
-    };
-    let _ = write!(s, "      {mark} L{:<4} {}", d.line, d.text);
-    if let Some(reason) = &d.allowed {
-        let _ = write!(s, "    [allowed: {reason}]");
-    }
-    s.push('\n');
-}
-
-fn render_macros(s: &mut String, f: &FileParity, failures: &mut usize) {
-    if f.macros_only_in_opencl.is_empty() && f.macros_only_in_cuda.is_empty() {
-        let _ = writeln!(
-            s,
-            "  identical  macro names: both preludes #define the same {}",
-            f.macros_shared
-        );
-        return;
-    }
-    let sides = [&f.macros_only_in_opencl, &f.macros_only_in_cuda];
-    render_only_in(
-        s,
-        f,
-        sides,
-        |name| format!("macro {name} is #defined"),
-        failures,
-    );
 }
 
 /// A failure for each name of `sides` (OpenCL's, CUDA's), worded by `what`, naming the file

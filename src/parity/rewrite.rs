@@ -75,7 +75,6 @@ const ASSIGNMENTS: &[&str] = &[
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct NormLine {
-    /// The 1-based line in the source file.
     pub(super) line: usize,
     pub(super) text: String,
 }
@@ -473,9 +472,8 @@ pub(super) fn rewrite(input: &[Tok], rules: &[Rule]) -> Vec<Tok> {
     out
 }
 
-/// The tokens `rule` puts in place of `matched`: on the matched text's line, keeping the
-/// spacing before it and the directive marks at its ends, so rendering and later rules see
-/// the same boundaries as before the rewrite.
+/// The tokens `rule` puts in place of `matched`, on its line, with its spacing before and its
+/// directive marks at the ends: rendering and later rules see the same boundaries as before.
 fn replacement<'a>(rule: &'a Rule, matched: &'a [Tok]) -> impl Iterator<Item = Tok> + 'a {
     let (first, last) = (&matched[0], &matched[matched.len() - 1]);
     let n = rule.to.len();

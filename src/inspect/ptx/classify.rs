@@ -106,12 +106,8 @@ pub(super) enum OpcodeRule {
 /// [`InstrClass::Other`]. Choices worth reviewing:
 /// * `setp`, `set`, `selp`, `slct` and `testp` are flow control, as in the paper (they
 ///   compute predicates or select on them); `trap` and `brkpt` end or divert control.
-/// * `bfind`, `fns`, `shf`, `bmsk` and `szext` are bit manipulation: `logic-shift`.
-/// * `mul24`, `mad24`, `sad`, the carry forms (`addc`, ...), `dp4a`/`dp2a`, `copysign`
-///   and the tensor-core `mma`/`wgmma` are arithmetic.
-/// * `cvta` (generic <-> state-space address conversion) is counted with `cvt`.
-/// * `ldu` (load uniform, global only) is a load like `ld`.
-/// * `mbarrier` is synchronization; `elect` is a warp collective.
+/// * `cvta` (generic <-> state-space address conversion) counts as `cvt`, `ldu` (load uniform,
+///   global only) as `ld`, the tensor-core `mma`/`wgmma` as arithmetic.
 /// * Left as `other` on purpose: texture/surface (`tex`, `tld4`, `txq`, `suld`, `sust`,
 ///   `sured`, `suq`), `cp` (`cp.async*`, bulk copies), `ldmatrix`/`stmatrix`/`movmatrix`,
 ///   `wmma` (mixes loads, stores and math), `prefetch`, `isspacep`, `nanosleep`, and
@@ -224,7 +220,7 @@ impl ClassCounts {
         self.counts.iter().map(|(k, v)| (k.as_str(), *v))
     }
 
-    pub(super) fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.counts.values().fold(0u64, |a, b| a.saturating_add(*b))
     }
 }

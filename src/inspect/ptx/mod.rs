@@ -17,5 +17,7 @@ pub mod table_v;
 mod tests;
 
 pub use classify::{ClassCounts, InstrClass};
-pub use parse::{count_classes, parse_kernel, parse_ptx, PtxError, PtxKernel, PtxModule};
+pub use parse::{
+    count_classes, parse_kernel, parse_ptx, PtxError, PtxInstruction, PtxKernel, PtxModule,
+};
 pub use report::opencl_beside_cuda;

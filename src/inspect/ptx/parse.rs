@@ -20,7 +20,7 @@ impl PtxModule {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PtxKernel {
     pub name: String,
     /// The instructions of the body, nested blocks included, in source order.
@@ -197,9 +197,8 @@ fn element_size(type_parts: &[String]) -> Option<u64> {
     elem.and_then(|e| e.checked_mul(vec_width))
 }
 
-/// One declared name with its array dimensions (`tile[16][17]`): the name and its size
-/// in bytes, unknown (`None`) when any dimension is not a literal (`dyn_smem[]`).
-/// `None` overall if the item is malformed.
+/// One declared name with its array dimensions (`tile[16][17]`) and its size in bytes, unknown
+/// when a dimension is not a literal (`dyn_smem[]`); `None` if the item is malformed.
 fn var_item(item: &str, elem: Option<u64>) -> Option<(&str, Option<u64>)> {
     let (name, dims) = match item.find('[') {
         Some(p) => (item[..p].trim(), &item[p..]),
@@ -265,8 +264,7 @@ fn split_kind(header: &str) -> Option<(bool, &str)> {
     }
 }
 
-/// Skip an optional parameter list at the start of `s`; `None` if its parentheses do not
-/// balance.
+/// Skips a parameter list at the start of `s`, if any; `None` if its parentheses do not balance.
 fn skip_params(s: &str) -> Option<&str> {
     let Some(body) = s.strip_prefix('(') else {
         return Some(s);
@@ -308,9 +306,7 @@ fn parse_header(text: &str, line: usize) -> Result<PtxKernel, PtxError> {
     skip_params(rest).ok_or_else(unbalanced)?;
     Ok(PtxKernel {
         name: name.to_string(),
-        instructions: Vec::new(),
-        variables: Vec::new(),
-        local_bytes: 0,
+        ..PtxKernel::default()
     })
 }
 
@@ -351,65 +347,42 @@ pub fn parse_ptx(text: &str) -> Result<PtxModule, PtxError> {
     // The whole text is scanned first, so a scanner error wins over a parser error
     // that comes earlier in the text.
     let events = scan(text)?;
-    let mut builder = Builder::default();
+    let mut module = PtxModule::default();
+    // Open blocks: (is a function body, line of its `{`); the function whose body is open.
+    let mut scopes: Vec<(bool, usize)> = Vec::new();
+    let mut current: Option<PtxKernel> = None;
     for event in events {
-        builder.event(event)?;
-    }
-    if let Some(&(_, line)) = builder.scopes.last() {
-        return Err(PtxError::UnclosedBrace { line });
-    }
-    Ok(builder.module)
-}
-
-/// The function `name` of a PTX text: the text is parsed whole, and `Ok(None)` means it parses
-/// but defines no such function, a case each caller words its own way.
-pub fn parse_kernel(text: &str, name: &str) -> Result<Option<PtxKernel>, PtxError> {
-    Ok(parse_ptx(text)?.kernel(name).cloned())
-}
-
-/// Parser state while the events of one module are read.
-#[derive(Default)]
-struct Builder {
-    module: PtxModule,
-    /// Open blocks: (is a function body, line of its `{`).
-    scopes: Vec<(bool, usize)>,
-    /// The function whose body is open, if any.
-    current: Option<PtxKernel>,
-}
-
-impl Builder {
-    fn event(&mut self, event: Event) -> Result<(), PtxError> {
         match event {
             Event::Open {
                 header: Some((header, header_line)),
                 line,
             } => {
-                if self.current.is_some() {
+                if current.is_some() {
                     return Err(PtxError::NestedFunction { line: header_line });
                 }
-                self.current = Some(parse_header(&header, header_line)?);
-                self.scopes.push((true, line));
+                current = Some(parse_header(&header, header_line)?);
+                scopes.push((true, line));
             }
-            Event::Open { header: None, line } => self.scopes.push((false, line)),
-            Event::Close { line } => match self.scopes.pop() {
+            Event::Open { header: None, line } => scopes.push((false, line)),
+            Event::Close { line } => match scopes.pop() {
                 None => return Err(PtxError::UnmatchedClose { line }),
                 Some((true, _)) => {
-                    if let Some(mut kernel) = self.current.take() {
+                    if let Some(mut kernel) = current.take() {
                         kernel.local_bytes = (kernel.variables.iter())
                             .filter(|v| v.space == "local")
                             .filter_map(|v| v.bytes)
                             .fold(0u64, u64::saturating_add);
-                        self.module.kernels.push(kernel);
+                        module.kernels.push(kernel);
                     }
                 }
                 Some((false, _)) => {}
             },
-            Event::Stmt { text, line } => match self.current.as_mut() {
+            Event::Stmt { text, line } => match current.as_mut() {
                 Some(kernel) => body_statement(kernel, &text, line)?,
-                None => module_statement(&mut self.module, &text, line)?,
+                None => module_statement(&mut module, &text, line)?,
             },
             Event::Label { name, line } => {
-                if self.current.is_none() {
+                if current.is_none() {
                     return Err(PtxError::OutsideFunction {
                         line,
                         text: format!("{name}:"),
@@ -417,8 +390,17 @@ impl Builder {
                 }
             }
         }
-        Ok(())
     }
+    if let Some(&(_, line)) = scopes.last() {
+        return Err(PtxError::UnclosedBrace { line });
+    }
+    Ok(module)
+}
+
+/// The function `name` of a PTX text: the text is parsed whole, and `Ok(None)` means it parses
+/// but defines no such function, a case each caller words its own way.
+pub fn parse_kernel(text: &str, name: &str) -> Result<Option<PtxKernel>, PtxError> {
+    Ok(parse_ptx(text)?.kernel(name).cloned())
 }
 
 /// The instructions of one function (an `.entry` or a `.func`) by class.

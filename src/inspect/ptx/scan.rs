@@ -77,18 +77,12 @@ fn is_function_header(buf: &str) -> bool {
         .any(|t| t == ".entry" || t == ".func")
 }
 
-/// Never panics; structural errors name their line.
 pub(super) fn scan(input: &str) -> Result<Vec<Event>, PtxError> {
     let mut sc = Scanner {
         chars: input.chars().collect(),
-        pos: 0,
         line: 1,
-        events: Vec::new(),
-        buf: String::new(),
         buf_line: 1,
-        paren: 0,
-        inner_brace: 0,
-        opaque: None,
+        ..Scanner::default()
     };
     while sc.pos < sc.chars.len() {
         sc.step()?;
@@ -96,6 +90,7 @@ pub(super) fn scan(input: &str) -> Result<Vec<Event>, PtxError> {
     sc.finish()
 }
 
+#[derive(Default)]
 struct Scanner {
     chars: Vec<char>,
     /// Index and line of the next character to read.
