@@ -210,19 +210,7 @@ pub(crate) fn left_out(data: &ChartData) -> Vec<String> {
             total - drawn
         ));
     }
-    let sweeps = group_in_order(
-        data.measurements
-            .iter()
-            .filter(|r| !r.sweep_param.is_empty()),
-        |r| {
-            (
-                r.run_id.clone(),
-                r.study.clone(),
-                r.variant.clone(),
-                r.sweep_param.clone(),
-            )
-        },
-    );
+    let sweeps = sweep::groups(data);
     if sweeps.len() > MAX_FIGURES_PER_CHART {
         out.push(format!(
             "the sweep chart draws {MAX_FIGURES_PER_CHART} of {} swept configurations",

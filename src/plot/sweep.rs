@@ -56,7 +56,7 @@ pub(crate) struct SweepFigure {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Key {
+pub(crate) struct Key {
     run_id: String,
     study: String,
     family: FamilyId,
@@ -64,12 +64,15 @@ struct Key {
     param: String,
 }
 
-pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
+/// A sweep figure's rows by what tells figures apart: run, study, family, variant, swept
+/// parameter and, for a sweep over something else, the fixed size; ok points with a metric
+/// only. The chart and its "left out" count both read this.
+pub(crate) fn groups(data: &ChartData) -> Vec<((Key, String), Vec<&MeasurementRow>)> {
     let points = data
         .measurements
         .iter()
         .filter(|r| !r.sweep_param.is_empty() && r.status == Status::Ok && r.metric.is_finite());
-    let mut groups = group_in_order(points, |r| {
+    group_in_order(points, |r| {
         let key = Key {
             run_id: r.run_id.clone(),
             study: r.study.clone(),
@@ -80,7 +83,11 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
         // The fixed problem size of a sweep over something else; empty for size sweeps.
         let size = if r.sweep_param == "size" { "" } else { &r.size };
         (key, size.to_string())
-    });
+    })
+}
+
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
+    let mut groups = groups(data);
     let runs = distinct(groups.iter().map(|((k, _), _)| &k.run_id));
     groups.truncate(MAX_FIGURES_PER_CHART);
     let slugs: Vec<String> = groups

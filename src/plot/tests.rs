@@ -571,6 +571,33 @@ fn peak_chart_without_copy_rows_says_so() {
 }
 
 #[test]
+fn the_sweep_chart_counts_what_it_leaves_out_by_the_figures_it_draws() {
+    // One variant swept over its group count at 25 fixed sizes: 25 figures, one too many.
+    let mut data = registered();
+    for k in 0..=MAX_FIGURES_PER_CHART {
+        for groups in [64, 128] {
+            let mut r = m("CUDA", GPU, "groups", "reduce", "tree", 100.0);
+            r.sweep_param = "groups".into();
+            r.sweep_value = groups.to_string();
+            r.size = (1u64 << (10 + k)).to_string();
+            data.measurements.push(r);
+        }
+    }
+    // A sweep whose only row failed draws no figure, so it is none to leave out either.
+    let mut failed = m("CUDA", GPU, "other", "reduce", "tree", 0.0);
+    failed.status = Status::VerifyFailed;
+    failed.sweep_param = "groups".into();
+    failed.sweep_value = "64".into();
+    data.measurements.push(failed);
+    assert_eq!(sweep::figures(&data).len(), MAX_FIGURES_PER_CHART);
+    let said = format!(
+        "the sweep chart draws {MAX_FIGURES_PER_CHART} of {} swept configurations",
+        MAX_FIGURES_PER_CHART + 1
+    );
+    assert!(left_out(&data).contains(&said), "{:?}", left_out(&data));
+}
+
+#[test]
 fn sweep_axes_follow_the_values() {
     let mut data = crate::plot::tests::registered();
     for (api, base) in [("OpenCL", 100.0), ("CUDA", 110.0)] {
