@@ -47,8 +47,9 @@ mod tests;
 /// The decision tables a rule variant reads (today `matvec/auto`'s), their files and their
 /// derivation from a shape sweep: the one door to them, so nothing outside names the family.
 pub mod rule_tables {
-    pub use super::matvec::derive::{checks_markdown, Sweep, L2_BYTES, READ_CHECK_FLOATS};
+    pub use super::matvec::derive::{checks_markdown, Sweep, READ_CHECK_FLOATS};
     pub use super::matvec::rules::{check_env, file_name, table_files, RULES_ENV};
+    pub use crate::rows::L2_BYTES;
 }
 
 /// What a study declares of its own kernel pair, which [`register_user`] registers.

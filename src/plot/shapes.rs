@@ -9,10 +9,7 @@ use plotters::prelude::*;
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
 use super::{group_in_order, run_subtitle, slug, ChartData, DrawError, Figure};
-use crate::rows::{Api, Catalog, MeasurementRow, Metric, Size, Status};
-
-/// A smaller matrix counts as inside L2: 50 MB, the L2 of an H100 and an H200 (NVIDIA's figure).
-pub const L2_BYTES: u64 = 50_000_000;
+use crate::rows::{Api, Catalog, MeasurementRow, Metric, Size, Status, L2_BYTES};
 
 /// The vendor line's colour: green, apart from both APIs'.
 const VENDOR: RGBColor = RGBColor(40, 140, 70);
@@ -244,9 +241,9 @@ fn build(
         .collect();
     let mut notes = vec![
         format!(
-            "Inside L2: matrix below {} MB (the 50 MB L2 of an H100/H200); thick lines: beyond \
-             it. Best verified variant per API at each shape; GB/s as the family counts it.",
-            L2_BYTES / 1_000_000
+            "Inside L2: matrix below {} MiB (an H100's L2); thick lines: beyond it. \
+             Best verified variant per API at each shape; GB/s as the family counts it.",
+            L2_BYTES >> 20
         ),
         format!(
             "Best variant at each of {} shapes: {}.",

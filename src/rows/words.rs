@@ -394,6 +394,12 @@ impl Step {
     pub const ALL: &'static [Step] = <Step as strum::VariantArray>::VARIANTS;
 }
 
+/// Where the shapes chart and matvec's rule derivation split "inside" from "beyond the L2":
+/// the H100's L2 as its driver reports it (50 MiB; the H200's is 60 MiB, both in the
+/// `device__attribute_l2_cache_size` of their committed `ncu-raw.csv`). The shape sweep's size
+/// classes (16 MB, then 64 MB and up) fall on the same side of either.
+pub const L2_BYTES: u64 = 50 << 20;
+
 #[cfg(test)]
 mod tests {
     use super::Step;

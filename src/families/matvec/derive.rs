@@ -8,10 +8,8 @@ use std::path::{Path, PathBuf};
 
 use super::rules::{Key, Region, RuleTable};
 use super::shapes::pick;
-use crate::rows::FamilyId;
+use crate::rows::{FamilyId, L2_BYTES};
 
-/// The L2 of an H100 and an H200 (50 MB): a matrix of more bytes is "beyond the L2".
-pub const L2_BYTES: u64 = 50 << 20;
 /// The read kernel's check: `auto` at this many floats.
 pub const READ_CHECK_FLOATS: u64 = 1 << 28;
 
