@@ -169,10 +169,8 @@ pub(crate) fn report(args: ReportArgs) -> Result<i32> {
         }
         return Ok(EXIT_OK);
     }
-    let (out, html) = (
-        args.out.as_deref().unwrap_or(Path::new("clvscu-report")),
-        args.html,
-    );
+    let (out, html) = (args.out.as_deref(), args.html);
+    let out = out.unwrap_or(Path::new("clvscu-report"));
     let written =
         clvscu::report::write_report(&args.inputs, out, html, &clvscu::families::catalog())?;
     say!(

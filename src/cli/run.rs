@@ -42,7 +42,6 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     let result = if !every_gpu {
         run_one(&args, &out, &stamp)
     } else if args.exports().any(|(_, path)| path.is_some()) {
-        // Each GPU's run would replace the last one's file: one file cannot hold them apart.
         Err(anyhow::anyhow!(
             "--cuda-device all writes one folder per GPU; --export-json, --export-csv and \
              --export-markdown take one run: join the folders' CSVs with `clvscu merge` instead"
@@ -130,7 +129,6 @@ fn run_one(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
         all.failed.len(),
         shown
     );
-    // Launches the driver refused as the study expects: recorded, in no PR, no failure.
     if !all.refused_as_expected.is_empty() {
         say!(
             "{} launch(es) refused by the driver as the study expects (recorded as refused, in no PR):",
@@ -236,14 +234,9 @@ fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
     .map(|name| out.join(name))
     .collect();
     // Each resume's provenance, and the one this run writes if it resumes.
-    for n in 1.. {
-        let resumed = out.join(format!("provenance-resume-{n}.json"));
-        let last = !resumed.exists();
-        owned.push(resumed);
-        if last {
-            break;
-        }
-    }
+    let resumed = |n: u32| out.join(format!("provenance-resume-{n}.json"));
+    let next = (1..).find(|&n| !resumed(n).exists()).unwrap_or(1);
+    owned.extend((1..=next).map(resumed));
     owned.extend(args.study.as_ref().map(PathBuf::from));
     for (option, path) in args.exports() {
         if let Some(path) = path {

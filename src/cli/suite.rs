@@ -10,10 +10,8 @@ use clap::ValueEnum;
 
 use clvscu::export::csv::{read_rows, read_rows_if_file};
 use clvscu::report::write_report;
-use clvscu::rows::MeasurementRow;
-use clvscu::rows::{StepRow, StepStatus, MEASUREMENTS_CSV, SUITE_CSV};
-use clvscu::suite::state;
-use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
+use clvscu::rows::{MeasurementRow, StepRow, StepStatus, MEASUREMENTS_CSV, SUITE_CSV};
+use clvscu::suite::{self, peaks, state, Plan, Slack, Step, StepKind};
 use clvscu::terminal::printable;
 
 use crate::cli::args::SuiteArgs;
@@ -27,7 +25,7 @@ const CAPPED_NOTE: &str = "stopped at its cap; --resume goes on from its last fi
 
 pub fn run(args: SuiteArgs) -> Result<i32> {
     let plan = args.plan;
-    let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
+    let steps = suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
     let on_every_gpu = every_gpu::wanted(&args.devices)?;
     let out = out_folder(args.out.as_deref(), "suite", &stamp_now())?;
     if on_every_gpu {
@@ -58,7 +56,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     );
     let cap = |s: &Step| f64::from(s.cap_s(args.quick)) * args.cap_scale;
     let mut slack = Slack::default();
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     for (index, step) in steps.iter().enumerate() {
         if stop_signal().is_some() {
             say!("{}", resume_hint(&out));
@@ -114,8 +112,8 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
 
 const MADE_WITH: &str = "suite-options.txt";
 
-/// The options a suite's steps depend on, as one line: a quick suite resumed by the full one
-/// would mix sizes in one folder, one of another pair rows of other devices.
+/// The options a suite's steps depend on, as one line: a resume with others would mix sizes
+/// (quick and full) or devices (another pair) in one folder.
 fn made_with(args: &SuiteArgs, plan: Plan) -> String {
     let pair = args
         .pair
@@ -197,8 +195,8 @@ fn log_file(out: &Path, step: &Step, ext: &str) -> PathBuf {
     out.join("logs").join(format!("{}.{ext}", step.name))
 }
 
-/// The line that starts a resumed attempt in a step's log holding an `earlier` attempt's lines
-/// (kept above it); empty for a first attempt.
+/// The line that starts a resumed attempt in a step's log below an `earlier` attempt's lines;
+/// empty for a first attempt.
 fn resumed_marker(earlier: &[u8]) -> String {
     if earlier.is_empty() {
         return String::new();
@@ -219,7 +217,6 @@ fn read_log(log: &Path) -> Result<Vec<u8>> {
     }
 }
 
-/// The step's log opened for this attempt: appended to, after a [`resumed_marker`].
 fn open_step_log(log: &Path) -> Result<std::fs::File> {
     use std::io::Write as _;
     let marker = resumed_marker(&read_log(log)?);
@@ -246,7 +243,6 @@ fn run_cpu_step(
     let exe = std::env::current_exe().context("finding this program to run it again")?;
     let (dir, cpu) = (out.join(step.dir), on_the_cpu(args));
     let (log, part) = (log_file(out, step, "log"), log_file(out, step, "part.log"));
-    // The study, as the first child would write it: its comparisons are the children.
     let text = suite::study_text(name, args.quick).map_err(anyhow::Error::msg)?;
     let study = clvscu::study::parse(&text, name)?;
     let started = Instant::now();
@@ -260,8 +256,7 @@ fn run_cpu_step(
     };
     let earlier = read_log(&log)?;
     let mut text = String::from_utf8_lossy(&earlier).into_owned() + &resumed_marker(&earlier);
-    let (mut aborted, mut failed_configs) = (Vec::new(), false);
-    let mut errors = Vec::new();
+    let (mut aborted, mut errors, mut failed_configs) = (Vec::new(), Vec::new(), false);
     let mut status = StepStatus::Done;
     for (i, comparison) in study.comparisons.iter().enumerate() {
         let left = allowance_s - started.elapsed().as_secs_f64();
@@ -385,7 +380,7 @@ fn failed_rows_note(dir: &Path) -> String {
 }
 
 /// Runs `command` guarded, its output in `file`, stopped past `cap_s` seconds as by a stop
-/// signal ([`children::wait_stopping`]): the exit code and whether the cap stopped it.
+/// signal: the exit code and whether the cap stopped it.
 fn run_capped(
     mut command: Command,
     file: std::fs::File,
@@ -415,18 +410,13 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     let eq3 = cuda.as_ref().and_then(peaks::eq3);
     let peaks_md = peaks::markdown(&peak_rows, eq3.as_ref());
     clvscu::export::write_atomic(&out.join(peaks::FILE), peaks_md.as_bytes())?;
-    let report = write_report(
-        &[out.to_path_buf()],
-        out,
-        true,
-        &clvscu::families::catalog(),
-    );
+    let catalog = clvscu::families::catalog();
+    let report = write_report(&[out.to_path_buf()], out, true, &catalog);
     match &report {
-        Ok(_) => {
-            // The report's front page under the name the suite promises, beside its pages.
-            std::fs::copy(out.join("index.html"), out.join("report.html"))
-                .with_context(|| format!("copying {}", out.join("index.html").display()))?;
-        }
+        // The report's front page under the name the suite promises, beside its pages.
+        Ok(_) => std::fs::copy(out.join("index.html"), out.join("report.html"))
+            .map(drop)
+            .with_context(|| format!("copying {}", out.join("index.html").display()))?,
         Err(e) => say_err!("warning: no report: {e}"),
     }
     let have_findings = match findings(out, report.is_ok()) {
