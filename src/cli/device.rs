@@ -1,5 +1,4 @@
-//! `clvscu devices`, `studies`, `calibrate` and `parity`: what the machine has, and the
-//! checks that need no run folder.
+//! `clvscu devices`, `studies`, `calibrate` and `parity`: the commands that need no run folder.
 
 use anyhow::Result;
 

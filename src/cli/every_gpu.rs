@@ -130,8 +130,7 @@ pub fn run_all(
         .collect())
 }
 
-/// A child's exit code: ended by SIGINT, an interruption; by another signal (killed, crashed),
-/// an error, named in a line to `emit`.
+/// A child's exit code; ended by SIGINT, an interruption; by another signal, an error told `emit`.
 fn exit_code(job: &GpuJob, status: std::process::ExitStatus, emit: &Emit) -> i32 {
     use std::os::unix::process::ExitStatusExt as _;
     match (status.code(), status.signal()) {

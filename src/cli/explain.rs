@@ -1,5 +1,4 @@
-//! `clvscu explain`: resolve the targets, open the sides, run the ladder through the library
-//! (`clvscu::explain::run`), draw the waterfalls and print the verdicts.
+//! `clvscu explain`: the targets, the ladder's parts (a process each), waterfalls and verdicts.
 
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::path::{Path, PathBuf};
@@ -324,7 +323,6 @@ fn run_part_process(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i3
     Ok(code)
 }
 
-/// This program, and the arguments that run it again for `part`, resuming `out`.
 fn part_command_line(out: &Path, part: &str) -> Result<(PathBuf, Vec<String>)> {
     let exe = std::env::current_exe().context("finding this program to run it again")?;
     let mut args = resume_arguments(std::env::args().skip(1), out);
@@ -339,7 +337,7 @@ fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<Strin
     kept
 }
 
-/// TARGET, where it is a run folder (one that holds PRs).
+/// TARGET, where it is a run folder.
 fn target_folder(args: &ExplainArgs) -> Option<PathBuf> {
     let folder = PathBuf::from(args.run.target.as_deref()?);
     folder.join(PRS_CSV).is_file().then_some(folder)

@@ -1,5 +1,4 @@
-//! How a run's [`Progress`] shows: a bar on a terminal, else a line per measured comparison,
-//! nothing with `--quiet`.
+//! How a run's [`Progress`] shows: a bar on a terminal, else a line per comparison; quiet, nothing.
 
 use std::cell::RefCell;
 
@@ -9,7 +8,6 @@ use clvscu::session::Progress;
 use clvscu::terminal::printable;
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// The face of one command's runs, told each [`Progress`] through [`ProgressView::tell`].
 pub(crate) struct ProgressView {
     on_terminal: bool,
     quiet: bool,

@@ -1,5 +1,4 @@
-//! `clvscu run`: one study (or one kernel) on the pair at hand, into a run folder, with its
-//! exports and the table a person reads.
+//! `clvscu run`: one study (or kernel) into a run folder, with its exports and the end table.
 
 use std::path::{Path, PathBuf};
 
@@ -75,7 +74,6 @@ fn clear_run_folder(out: &Path) -> Result<()> {
         .with_context(|| format!("--force: cannot delete {}", out.display()))
 }
 
-/// The study on the one pair of devices selected, under a watchdog and a Ctrl-C handler.
 fn run_one(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
     let shown = out.display();
     let watchdog = start_watchdog(format!(
@@ -191,8 +189,7 @@ pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
     }
 }
 
-/// The compiler's own words for each distinct build failure, with the user's file names and
-/// line numbers (the sources carry `#line` directives).
+/// The compiler's words for each distinct build failure, at the user's lines (`#line` directives).
 fn print_build_logs(summary: &RunSummary) {
     let mut shown: Vec<&str> = Vec::new();
     for m in &summary.measurements {
@@ -248,8 +245,7 @@ fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `--export-json`, `--export-csv`, `--export-markdown`: the rows of the whole folder (earlier
-/// invocations' too after a `--resume`), each file written whole or not at all.
+/// The `--export-*` files: the whole folder's rows (a `--resume`'s earlier ones too), atomically.
 fn export(args: &RunArgs, out: &Path) -> Result<()> {
     use clvscu::export::csv::{read_rows_if_file, write_rows};
     use clvscu::export::{json::RunResults, markdown, write_atomic};

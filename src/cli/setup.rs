@@ -44,8 +44,7 @@ pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     Ok(sides)
 }
 
-/// The line a run of OpenCL against itself prints, at its start and its end: where the
-/// committed PRs between the APIs are, for a machine that cannot form one.
+/// What a run of OpenCL against itself prints at its start and end: where measured PRs are.
 pub(crate) fn noise_floor_note() -> &'static str {
     "note: OpenCL against OpenCL on one device (the harness's noise floor). A PR between the \
      APIs needs an NVIDIA GPU with both OpenCL and CUDA; measured ones: results/h100 and \
@@ -97,7 +96,6 @@ pub(crate) fn open_pair(
     }
 }
 
-/// `side` alone, saying why the other API (`missing`) is not there.
 fn alone(side: Box<dyn Runtime>, missing: impl std::fmt::Display, words: (&str, &str)) -> Sides {
     let (doing, ratio) = words;
     say_err!("note: {missing}");
@@ -184,7 +182,7 @@ pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>
 /// The folders a default output name may take in one second before the run gives up.
 const DEFAULT_FOLDER_TRIES: u32 = 1000;
 
-/// The UTC second a command starts, as its default folder's name and its run id carry it.
+/// The UTC second a command starts, in its default folder's name and its run id.
 pub(crate) fn stamp_now() -> String {
     chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string()
 }

@@ -1,5 +1,4 @@
-//! `clvscu shapes-rule SWEEP [--out DIR]`: writes `matvec/auto`'s decision table for each
-//! device of a shape sweep, and the checks of `auto` against cuBLAS and the read kernel.
+//! `clvscu shapes-rule`: `matvec/auto`'s table per device of a shape sweep, and auto's checks.
 
 use std::path::Path;
 

@@ -419,13 +419,9 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
             .with_context(|| format!("copying {}", out.join("index.html").display()))?,
         Err(e) => say_err!("warning: no report: {e}"),
     }
-    let have_findings = match findings(out, report.is_ok()) {
-        Ok(()) => true,
-        Err(e) => {
-            say_err!("warning: no findings: {e}");
-            false
-        }
-    };
+    let have_findings = findings(out, report.is_ok())
+        .inspect_err(|e| say_err!("warning: no findings: {e}"))
+        .is_ok();
     let mut md = format!(
         "# clvscu suite ({})\n\n{}\n",
         mode(args),

@@ -1,5 +1,4 @@
-//! What each step of `clvscu suite` runs: the child command line of a study, `explain`,
-//! `inspect`, the baselines' script or the CPU study, built from the suite's own arguments.
+//! The child command line of each `clvscu suite` step, from the suite's own arguments.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,5 +1,4 @@
-//! The terminal's tables: the kernel families, and the end of a run with a verdict per
-//! comparison; in Markdown's layout, so they paste into notes as they are.
+//! The terminal's tables (families, end of a run), in Markdown's layout to paste into notes.
 
 use comfy_table::{
     presets::ASCII_MARKDOWN, CellAlignment, ColumnConstraint, ContentArrangement, Table,
@@ -362,8 +361,7 @@ fn too_wide(p: &PrRow) -> Option<String> {
     None
 }
 
-/// What widened a CI, from its comparison's measurements and the run's devices: each cause
-/// once, however many sides share it.
+/// What widened a CI, from its comparison's measurements and the run's devices, each cause once.
 fn causes(ms: &[&MeasurementRow], sides: &[&DeviceInfo]) -> String {
     let mut found: Vec<String> = Vec::new();
     for m in ms {

@@ -18,8 +18,7 @@ use clvscu::tune::{self, output, scope_of, TunePlan};
 use crate::cli::args::{Pairing, TuneArgs, TunePairing};
 use crate::cli::setup::open_pair;
 
-/// The backends of `--pair`, as `run` opens them: a machine without CUDA still tunes its
-/// OpenCL device.
+/// The backends of `--pair`, as `run` opens them: without CUDA, OpenCL alone.
 fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Runtime>>> {
     let pair = match args.pair {
         TunePairing::OpenclCuda => Pairing::OpenclCuda,
@@ -162,7 +161,6 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// The tune charts' subtitle: the devices and drivers tuned, and when.
 fn subtitle(infos: &[&clvscu::backend::DeviceInfo]) -> String {
     let mut devices: Vec<String> = Vec::new();
     let mut drivers: Vec<String> = Vec::new();
