@@ -43,8 +43,7 @@ pub fn stop_signal() -> Option<i32> {
     Some(STOP_SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
 }
 
-/// Makes `command` a guarded child: a process group of its own, and `death` from the kernel
-/// when this process dies, however it dies, instead of running on unattended.
+/// Makes `command` a guarded child: its own process group, sent `death` when this process dies.
 pub fn guard(command: &mut Command, death: libc::c_int) -> &mut Command {
     // SAFETY: getpid has no preconditions.
     let parent = unsafe { libc::getpid() };

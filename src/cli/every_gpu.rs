@@ -44,8 +44,7 @@ impl GpuJob {
     }
 }
 
-/// Whether `devices` asks for every GPU (`--cuda-device all`); a hand-picked OpenCL device
-/// beside it is refused, as each GPU's is found by its PCI bus.
+/// Whether `devices` asks for every GPU (`--cuda-device all`), refusing a `--cl-device` beside it.
 pub fn wanted(devices: &DeviceArgs) -> Result<bool> {
     if devices.is_every_gpu() && devices.cl_device.is_some() {
         bail!(
@@ -251,8 +250,7 @@ fn report_over(out: &Path) {
     }
 }
 
-/// Prints each GPU's outcome: the most serious exit code ([`SEVERITY`]), so a GPU that did not
-/// run or finish is never hidden behind another's.
+/// Prints each GPU's outcome: the most serious exit code, so none hides behind another GPU's.
 pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
     say!("every GPU, one process each, at the same time:");
     for (job, code) in jobs.iter().zip(codes) {

@@ -376,8 +376,7 @@ fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
     Ok(targets)
 }
 
-/// The fair gaps of the `--machine-code-for` folders that are no target already, with their
-/// PR rows: their machine code is read, without rungs.
+/// The `--machine-code-for` folders' fair gaps that are no target, with their rows: code only.
 fn code_only_targets(
     args: &ExplainArgs,
     targets: &[Comparison],

@@ -178,8 +178,7 @@ pub(crate) fn report(args: ReportArgs) -> Result<i32> {
         written.folders,
         written.gpus_text()
     );
-    // The files a reader opens are named; the charts and pages below them (hundreds for a
-    // large tree) are counted, and the index leads to them.
+    // Named: the files a reader opens; counted: the charts and pages below (hundreds, at times).
     let (top, below): (Vec<&PathBuf>, Vec<&PathBuf>) =
         written.files.iter().partition(|f| f.parent() == Some(out));
     for f in top {

@@ -17,8 +17,7 @@ use clvscu::terminal::printable;
 
 use crate::cli::args::{DeviceArgs, Pairing, RunArgs};
 
-/// The sides of a run; without `--pair` and CUDA, OpenCL against itself, so a first run still
-/// draws a PR chart (the harness's noise floor) instead of ending with no PR at all.
+/// The sides; without `--pair` and CUDA, OpenCL against itself, so a first run has a PR chart.
 pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     let cl_b = args.cl_device_b.as_deref();
     if let Some(pair) = args.pair {
@@ -54,8 +53,7 @@ pub(crate) fn noise_floor_note() -> &'static str {
 /// What a command does and the ratio it forms, as the note on a missing API says them.
 pub(crate) const RUNNING: (&str, &str) = ("running", "Performance Ratio");
 
-/// The backends of `pair`; with both APIs asked for and one missing, the other alone (the
-/// note in the `words` of the command, see [`RUNNING`]).
+/// The backends of `pair`; of both APIs, one alone where the other is missing (a note in `words`).
 pub(crate) fn open_pair(
     d: &DeviceArgs,
     pair: Pairing,

@@ -44,8 +44,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     } else {
         Vec::new()
     };
-    // Each step runs in a process group of its own, which the terminal's Ctrl-C does not
-    // reach: this process passes a stop on, records the step, and stops.
+    // The terminal's Ctrl-C misses each step's own process group: this process passes it on.
     children::catch_stop_signals();
     say!(
         "clvscu suite, {} plan ({}): {} steps into {}",
@@ -195,8 +194,7 @@ fn log_file(out: &Path, step: &Step, ext: &str) -> PathBuf {
     out.join("logs").join(format!("{}.{ext}", step.name))
 }
 
-/// The line that starts a resumed attempt in a step's log below an `earlier` attempt's lines;
-/// empty for a first attempt.
+/// The line between an `earlier` attempt's lines and a resumed one's in a step's log; "" at first.
 fn resumed_marker(earlier: &[u8]) -> String {
     if earlier.is_empty() {
         return String::new();
@@ -230,9 +228,8 @@ fn open_step_log(log: &Path) -> Result<std::fs::File> {
     Ok(file)
 }
 
-/// A CPU step: each comparison in a child and a run folder of its own (`cpu/0-transpose-naive`),
-/// so a CPU runtime that aborts the process on one kernel (PoCL 5.0 did, on an assertion in its
-/// work-group pass) costs that comparison, not the step. The children share the cap and the log.
+/// A CPU step: a child and run folder per comparison (`cpu/0-transpose-naive`), one cap and log:
+/// a runtime that aborts on one kernel (PoCL 5.0 asserted in its work-group pass) costs only that.
 fn run_cpu_step(
     args: &SuiteArgs,
     out: &Path,
@@ -370,8 +367,7 @@ fn failed_rows_note(dir: &Path) -> String {
     let parts: Vec<String> = failed
         .iter()
         .map(|(status, (n, error))| {
-            // A driver's message is not ours: escaped, it cannot move the terminal's cursor
-            // or reverse the text when suite.csv or suite.md is shown.
+            // Escaped, a driver's message cannot move the cursor or reverse the text of suite.md.
             let first_line = printable(error.lines().next().unwrap_or(""));
             format!("{n} of {} rows {status} ({first_line})", rows.len())
         })
@@ -379,8 +375,7 @@ fn failed_rows_note(dir: &Path) -> String {
     format!("{}; see its summary", parts.join("; "))
 }
 
-/// Runs `command` guarded, its output in `file`, stopped past `cap_s` seconds as by a stop
-/// signal: the exit code and whether the cap stopped it.
+/// Runs `command` guarded into `file`, stopped past `cap_s` seconds: its exit code, and if capped.
 fn run_capped(
     mut command: Command,
     file: std::fs::File,

@@ -193,8 +193,7 @@ pub fn end_of_run(
     out
 }
 
-/// "ran similarly" once for all that did, a sentence for each that did not, a warning for each
-/// CI too wide to conclude from.
+/// "ran similarly" once for all that did, a sentence for each other, a warning per too wide CI.
 fn verdicts(ps: &[&PrRow], ms: &[&MeasurementRow], sides: &[&DeviceInfo]) -> String {
     let similar = ps.iter().filter(|p| p.similar).count();
     let (a, b) = side_names(ps[0]);
@@ -280,7 +279,6 @@ fn side_names(p: &PrRow) -> (String, String) {
 
 fn pr_table(rows: &[&PrRow]) -> Table {
     let (a, b) = side_names(rows[0]);
-    // The unit every row shares is said once, in the heading above the table.
     let unit = shared_unit(rows.iter().map(|p| p.metric_unit.unit()));
     // The launch shape is on each comparison's progress line and in summary.md.
     let mut t = table(

@@ -38,10 +38,9 @@ fn target_of(args: &TuneArgs) -> Result<String> {
         return Ok(t.clone());
     }
     let first = study.and_then(|s| s.comparisons.into_iter().next());
-    match first {
-        Some(c) => Ok(c.a.variant.full_name()),
-        None => bail!("give FAMILY/VARIANT, e.g. matvec/tuned"),
-    }
+    first
+        .map(|c| c.a.variant.full_name())
+        .context("give FAMILY/VARIANT, e.g. matvec/tuned")
 }
 
 pub fn run(args: TuneArgs) -> Result<i32> {
