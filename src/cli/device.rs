@@ -2,8 +2,7 @@
 
 use anyhow::Result;
 
-use clvscu::backend::{cuda, opencl};
-use clvscu::backend::{BackendError, DeviceInfo, Runtime};
+use clvscu::backend::{cuda, opencl, BackendError, DeviceInfo, Runtime};
 use clvscu::session::provenance::{self, GpuSnapshot};
 use clvscu::study;
 

@@ -7,10 +7,8 @@ use std::sync::atomic::Ordering;
 use anyhow::{bail, Context, Result};
 
 use clvscu::explain::ladder::not_a_target;
-use clvscu::explain::machine_code;
-use clvscu::explain::profile;
 use clvscu::explain::run::{self as explain_run, ExplainPlan, SwapRungs, LADDER_DIR};
-use clvscu::explain::{TargetExplanation, PARITY};
+use clvscu::explain::{machine_code, profile, TargetExplanation, PARITY};
 use clvscu::rows::{PrRow, PRS_CSV};
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::RunContext;
@@ -21,8 +19,7 @@ use crate::cli::args::ExplainArgs;
 use crate::cli::children;
 use crate::cli::progress::ProgressView;
 use crate::cli::setup::{load_study, open_sides, out_folder, show_event, stamp_now};
-use crate::cli::stopping::{interrupt_flag, start_watchdog};
-use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK};
+use crate::cli::stopping::{interrupt_flag, start_watchdog, EXIT_INTERRUPTED, EXIT_OK};
 
 pub fn run(args: ExplainArgs) -> Result<i32> {
     args.run.devices.one_cuda_device("explain")?;

@@ -8,11 +8,10 @@ use clvscu::backend::cuda::{self, CudaBackend};
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{BackendError, Runtime};
 use clvscu::export::csv::merge_files;
-use clvscu::inspect;
-use clvscu::plot;
 use clvscu::plot::input::CsvKind;
 use clvscu::rows::{MeasurementRow, PrRow, SampleRow};
 use clvscu::terminal::{printable, printable_lines};
+use clvscu::{inspect, plot};
 
 use crate::cli::args::{DiffArgs, InspectArgs, ReportArgs};
 

@@ -85,11 +85,8 @@ fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
         .iter()
         .zip(['A', 'B'])
         .map(|(m, letter)| {
-            let name = if same_api {
-                letter.to_string()
-            } else {
-                m.api.to_string()
-            };
+            let name = same_api.then(|| letter.to_string());
+            let name = name.unwrap_or_else(|| m.api.to_string());
             match m.status {
                 Status::Ok => format!("{name} {:.1} {}", m.metric, m.metric_unit),
                 failed => format!("{name} {failed}"),

@@ -22,6 +22,8 @@ use crate::cli::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EX
 use crate::cli::suite_steps::{no_opencl_cpu, on_the_cpu, step_command, study_command, uses_cuda};
 
 const CAPPED_NOTE: &str = "stopped at its cap; --resume goes on from its last finished part";
+const ABORTED: &str =
+    "ended their process without an exit code of ours (the CPU runtime aborted; see";
 
 pub fn run(args: SuiteArgs) -> Result<i32> {
     let plan = args.plan;
@@ -111,8 +113,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
 
 const MADE_WITH: &str = "suite-options.txt";
 
-/// The options a suite's steps depend on, as one line: a resume with others would mix sizes
-/// (quick and full) or devices (another pair) in one folder.
+/// The options a suite's steps depend on: a resume with others would mix sizes or devices.
 fn made_with(args: &SuiteArgs, plan: Plan) -> String {
     let pair = args
         .pair
@@ -155,8 +156,7 @@ fn resume_hint(out: &Path) -> String {
     format!("interrupted: continue with `clvscu suite --resume --out {out}`")
 }
 
-/// One step: its command line, run for at most `allowance_s` seconds (its cap and what earlier
-/// steps left); the row records that allowance, in whole seconds, as its cap.
+/// One step, run for at most `allowance_s` seconds (its cap and earlier steps' slack): its row.
 fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Result<StepRow> {
     if let StepKind::CpuStudy(name) = step.kind {
         return run_cpu_step(args, out, step, name, allowance_s);
@@ -297,13 +297,7 @@ fn run_cpu_step(
     }
     let _ = std::fs::remove_file(&part);
     let mut notes = Vec::new();
-    let ended = [
-        (
-            &aborted,
-            "ended their process without an exit code of ours (the CPU runtime aborted; see",
-        ),
-        (&errors, "ended with an error (see"),
-    ];
+    let ended = [(&aborted, ABORTED), (&errors, "ended with an error (see")];
     for (ids, how) in ended.into_iter().filter(|(ids, _)| !ids.is_empty()) {
         let (n, of, step) = (ids.len(), study.comparisons.len(), step.name);
         notes.push(format!(
@@ -498,8 +492,7 @@ fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     write_suite_md(out, &md, rows, &checks, &["suite.md"])
 }
 
-/// The device of `list` that `--cuda-device` picks, as the CUDA backend picks it (an index,
-/// a case-insensitive part of a name, `pci:BUS`; default 0), so Eq. 3 is the steps' device.
+/// The device of `list` that `--cuda-device` picks, as the CUDA backend does: Eq. 3's device.
 fn the_cuda_device(
     list: Vec<clvscu::backend::DeviceInfo>,
     selector: Option<&str>,

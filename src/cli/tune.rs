@@ -10,10 +10,9 @@ use clvscu::families::{FamilyId, Size};
 use clvscu::rows::StrategyKind;
 use clvscu::session::provenance::{record_after, GpuSnapshot};
 use clvscu::tune::cache::{Cache, Outcome};
-use clvscu::tune::provenance;
 use clvscu::tune::run::{Budget, EvalOptions, Evaluation, Side};
 use clvscu::tune::space::{space_def, SpaceKind};
-use clvscu::tune::{self, output, scope_of, TunePlan};
+use clvscu::tune::{self, output, provenance, scope_of, TunePlan};
 
 use crate::cli::args::{Pairing, TuneArgs, TunePairing};
 use crate::cli::setup::open_pair;
