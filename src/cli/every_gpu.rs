@@ -229,14 +229,10 @@ pub fn run_command(out: &Path) -> Result<i32> {
         emit,
     )?;
     let code = summarize(&jobs, &codes);
-    if INTERRUPTS.load(Ordering::SeqCst) == 0 {
-        report_over(out);
+    if INTERRUPTS.load(Ordering::SeqCst) > 0 {
+        return Ok(code);
     }
-    Ok(code)
-}
-
-/// One report over every GPU's folder under `out`; one that cannot be made costs a warning.
-fn report_over(out: &Path) {
+    // One report over every GPU's folder; one that cannot be made costs a warning.
     let catalog = clvscu::families::catalog();
     match clvscu::report::write_report(&[out.to_path_buf()], out, true, &catalog) {
         Ok(written) => say!(
@@ -248,6 +244,7 @@ fn report_over(out: &Path) {
         ),
         Err(e) => say_err!("warning: no report over the GPUs: {e}"),
     }
+    Ok(code)
 }
 
 /// Prints each GPU's outcome: the most serious exit code, so none hides behind another GPU's.

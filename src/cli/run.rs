@@ -34,9 +34,20 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     // The study's name is the user's text: as a slug it cannot leave the folder.
     let out = out_folder(args.out.as_deref(), &plot::slug(&study.name), &stamp)?;
     let every_gpu = every_gpu::wanted(&args.devices)?;
-    // With every GPU, each GPU's run gets `--force` and starts afresh in its own folder.
-    if args.force && !every_gpu {
-        clear_run_folder(&out)?;
+    // With every GPU, each GPU's run gets `--force` and starts afresh in its own folder. Only a
+    // folder a run wrote and no run holds now is deleted: a mistyped --out costs no one's files.
+    if args.force && !every_gpu && out.exists() {
+        if !out.join(session::folder::IDENTITY_FILE).is_file() {
+            bail!(
+                "--force: {} is not a run folder (it holds no {}); refusing to delete it: choose \
+                 another --out",
+                out.display(),
+                session::folder::IDENTITY_FILE
+            );
+        }
+        drop(session::folder::lock(&out).with_context(|| format!("--force: {}", out.display()))?);
+        std::fs::remove_dir_all(&out)
+            .with_context(|| format!("--force: cannot delete {}", out.display()))?;
     }
     let result = if !every_gpu {
         run_one(&args, &out, &stamp)
@@ -53,25 +64,6 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
         let _ = std::fs::remove_dir(&out);
     }
     result
-}
-
-/// `--force`: deletes the run folder `out`; only one a run wrote and no run holds now, so a
-/// mistyped --out never costs anyone's files.
-fn clear_run_folder(out: &Path) -> Result<()> {
-    if !out.exists() {
-        return Ok(());
-    }
-    if !out.join(session::folder::IDENTITY_FILE).is_file() {
-        bail!(
-            "--force: {} is not a run folder (it holds no {}); refusing to delete it: choose \
-             another --out",
-            out.display(),
-            session::folder::IDENTITY_FILE
-        );
-    }
-    drop(session::folder::lock(out).with_context(|| format!("--force: {}", out.display()))?);
-    std::fs::remove_dir_all(out)
-        .with_context(|| format!("--force: cannot delete {}", out.display()))
 }
 
 fn run_one(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
@@ -182,26 +174,22 @@ pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
             for f in &summary.failed {
                 say_err!("  {}", printable_lines(f));
             }
-            print_build_logs(summary);
+            // The compiler's words for each distinct build failure, at the user's lines (`#line`).
+            let mut shown: Vec<&str> = Vec::new();
+            for m in &summary.measurements {
+                if m.status == Status::BuildFailed && !shown.contains(&m.error.as_str()) {
+                    shown.push(&m.error);
+                    say_err!(
+                        "\n{} [{}]: {}",
+                        printable(&m.comparison),
+                        m.api,
+                        printable_lines(m.error.trim_end())
+                    );
+                }
+            }
             EXIT_FAILED_CONFIGS
         }
         Outcome::Complete => EXIT_OK,
-    }
-}
-
-/// The compiler's words for each distinct build failure, at the user's lines (`#line` directives).
-fn print_build_logs(summary: &RunSummary) {
-    let mut shown: Vec<&str> = Vec::new();
-    for m in &summary.measurements {
-        if m.status == Status::BuildFailed && !shown.contains(&m.error.as_str()) {
-            shown.push(&m.error);
-            say_err!(
-                "\n{} [{}]: {}",
-                printable(&m.comparison),
-                m.api,
-                printable_lines(m.error.trim_end())
-            );
-        }
     }
 }
 

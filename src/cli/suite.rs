@@ -1,6 +1,7 @@
 //! `clvscu suite`: the plan of [`clvscu::suite`], each step a child process (this program, or
 //! `python3` for the vendor baselines) under its time cap; then the peaks table and one report.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -40,7 +41,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         );
     }
     clvscu::export::safe::prepare_dir(&out.join("logs"), false)?;
-    check_made_with(&out, &made_with(&args, plan), args.resume)?;
+    check_made_with(&out, &args)?;
     let mut rows = if args.resume {
         state::read(&out)?
     } else {
@@ -113,20 +114,17 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
 
 const MADE_WITH: &str = "suite-options.txt";
 
-/// The options a suite's steps depend on: a resume with others would mix sizes or devices.
-fn made_with(args: &SuiteArgs, plan: Plan) -> String {
+/// Refuses a resume with other options than the folder was made with (they would mix sizes or
+/// devices in one folder); records a new suite's, as one line.
+fn check_made_with(out: &Path, args: &SuiteArgs) -> Result<()> {
     let pair = args
         .pair
         .and_then(|p| p.to_possible_value())
         .map_or("opencl-cuda".to_string(), |v| v.get_name().to_string());
     let mode = if args.quick { "--quick" } else { "full" };
-    format!("--plan {}, {mode}, --pair {pair}", plan.name())
-}
-
-/// Refuses a resume with other options than the folder was made with; records a new suite's.
-fn check_made_with(out: &Path, now: &str, resume: bool) -> Result<()> {
+    let now = format!("--plan {}, {mode}, --pair {pair}", args.plan.name());
     let file = out.join(MADE_WITH);
-    if resume && file.exists() {
+    if args.resume && file.exists() {
         let then = clvscu::input_file::read_text_capped(&file, 4096)
             .with_context(|| file.display().to_string())?;
         let then = then.trim();
@@ -175,7 +173,16 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
     };
     let log = log_file(out, step, "log");
     let started = Instant::now();
-    let (code, capped) = run_capped(command, open_step_log(&log)?, allowance_s)?;
+    // This attempt's lines are appended to the log, after a [`resumed_marker`].
+    let marker = resumed_marker(&read_log(&log)?);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .with_context(|| format!("opening {}", log.display()))?;
+    file.write_all(marker.as_bytes())
+        .with_context(|| format!("writing {}", log.display()))?;
+    let (code, capped) = run_capped(command, file, allowance_s)?;
     let wall_s = started.elapsed().as_secs_f64();
     let (status, note) = match code {
         Some(EXIT_OK) => (StepStatus::Done, String::new()),
@@ -213,19 +220,6 @@ fn read_log(log: &Path) -> Result<Vec<u8>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(e).with_context(|| format!("reading {}", log.display())),
     }
-}
-
-fn open_step_log(log: &Path) -> Result<std::fs::File> {
-    use std::io::Write as _;
-    let marker = resumed_marker(&read_log(log)?);
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .with_context(|| format!("opening {}", log.display()))?;
-    file.write_all(marker.as_bytes())
-        .with_context(|| format!("writing {}", log.display()))?;
-    Ok(file)
 }
 
 /// A CPU step: a child and run folder per comparison (`cpu/0-transpose-naive`), one cap and log:

@@ -1,6 +1,6 @@
 //! The child command line of each `clvscu suite` step, from the suite's own arguments.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result};
@@ -84,8 +84,17 @@ pub(super) fn step_command(
                 c.arg("--resume");
             }
             // Every gap of the other study steps carries its largest machine-code difference.
-            for other in machine_code_folders(out, of) {
-                c.arg("--machine-code-for").arg(other);
+            for s in suite::STEPS.iter() {
+                let other = out.join(s.dir);
+                let study = matches!(
+                    s.kind,
+                    StepKind::Study(_)
+                        | StepKind::StudyWithTable { .. }
+                        | StepKind::StudyWithBuiltinTables(_)
+                );
+                if study && !other.ends_with(of) && other.join(PRS_CSV).is_file() {
+                    c.arg("--machine-code-for").arg(other);
+                }
             }
             c.args(side_args(args, true, true));
         }
@@ -129,23 +138,6 @@ pub(super) fn study_command(
     }
     c.args(side_args(args, true, true));
     Ok(())
-}
-
-/// The folders of the study steps but `of` that hold PRs.
-fn machine_code_folders(out: &Path, of: &str) -> Vec<PathBuf> {
-    clvscu::suite::STEPS
-        .iter()
-        .filter(|s| {
-            matches!(
-                s.kind,
-                StepKind::Study(_)
-                    | StepKind::StudyWithTable { .. }
-                    | StepKind::StudyWithBuiltinTables(_)
-            )
-        })
-        .map(|s| out.join(s.dir))
-        .filter(|d| !d.ends_with(of) && d.join(PRS_CSV).is_file())
-        .collect()
 }
 
 /// Why `explain` has no target in the step's folder: no PRs, or every fair PR within parity.

@@ -17,18 +17,6 @@ use clvscu::tune::{self, output, provenance, scope_of, TunePlan};
 use crate::cli::args::{Pairing, TuneArgs, TunePairing};
 use crate::cli::setup::open_pair;
 
-/// The backends of `--pair`, as `run` opens them: without CUDA, OpenCL alone.
-fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Runtime>>> {
-    let pair = match args.pair {
-        TunePairing::OpenclCuda => Pairing::OpenclCuda,
-        TunePairing::Opencl => Pairing::Opencl,
-        TunePairing::Cuda => Pairing::Cuda,
-        TunePairing::Fake => Pairing::Fake,
-    };
-    let sides = open_pair(&args.devices, pair, None, ("tuning", "best-vs-best ratio"))?;
-    Ok(std::iter::once(sides.a).chain(sides.b).collect())
-}
-
 /// The target: the one given, or the first comparison of `--study` (whose kernel pairs the
 /// load registers, so that their names parse).
 fn target_of(args: &TuneArgs) -> Result<String> {
@@ -57,7 +45,15 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         };
         strategies.push(kind);
     }
-    let mut backends = open(&args)?;
+    // The backends of `--pair`, as `run` opens them: without CUDA, OpenCL alone.
+    let pair = match args.pair {
+        TunePairing::OpenclCuda => Pairing::OpenclCuda,
+        TunePairing::Opencl => Pairing::Opencl,
+        TunePairing::Cuda => Pairing::Cuda,
+        TunePairing::Fake => Pairing::Fake,
+    };
+    let sides = open_pair(&args.devices, pair, None, ("tuning", "best-vs-best ratio"))?;
+    let mut backends: Vec<Box<dyn Runtime>> = std::iter::once(sides.a).chain(sides.b).collect();
     let kind = match &args.space {
         Some(s) => s
             .parse::<SpaceKind>()
