@@ -560,12 +560,11 @@ impl DeviceArgs {
     /// Refuses `--cuda-device all` for a command that works on one GPU, saying which do
     /// more (without this, `all` would be taken for a device name and match none).
     pub fn one_cuda_device(&self, command: &str) -> anyhow::Result<()> {
-        if self.is_every_gpu() {
-            anyhow::bail!(
-                "`{command}` works on one GPU: give --cuda-device N (an index or a name); \
-                 --cuda-device all is for `run` and `suite`"
-            );
-        }
+        anyhow::ensure!(
+            !self.is_every_gpu(),
+            "`{command}` works on one GPU: give --cuda-device N (an index or a name); \
+             --cuda-device all is for `run` and `suite`"
+        );
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use clvscu::backend::cuda;
 use clvscu::plot;
@@ -46,11 +46,10 @@ impl GpuJob {
 
 /// Whether `devices` asks for every GPU (`--cuda-device all`), refusing a `--cl-device` beside it.
 pub fn wanted(devices: &DeviceArgs) -> Result<bool> {
-    if devices.is_every_gpu() && devices.cl_device.is_some() {
-        bail!(
-            "--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out"
-        );
-    }
+    ensure!(
+        !devices.is_every_gpu() || devices.cl_device.is_none(),
+        "--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out"
+    );
     Ok(devices.is_every_gpu())
 }
 

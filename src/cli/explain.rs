@@ -4,7 +4,7 @@ use std::collections::btree_map::{BTreeMap, Entry};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use clvscu::explain::ladder::not_a_target;
 use clvscu::explain::run::{self as explain_run, ExplainPlan, SwapRungs, LADDER_DIR};
@@ -39,12 +39,11 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
     if let Some(part) = args.part.as_deref() {
         return run_part(&args, targets, &out, part);
     }
-    if !args.run.resume && out.join(LADDER_DIR).exists() {
-        bail!(
-            "{} holds an earlier explain: continue it with --resume, or give another --out",
-            out.display()
-        );
-    }
+    ensure!(
+        args.run.resume || !out.join(LADDER_DIR).exists(),
+        "{} holds an earlier explain: continue it with --resume, or give another --out",
+        out.display()
+    );
     let code_only: Vec<PrRow> = code_only_targets(&args, &targets)?
         .into_iter()
         .map(|(_, row)| row)
@@ -58,15 +57,12 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
 /// so a folder given only to be read is never written. A DIR without a ladder is an error.
 fn redraw_folder(dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
     let from = dir.display();
-    if !dir.is_dir() {
-        bail!("--from {from}: no such folder");
-    }
-    if !dir.join(LADDER_DIR).is_dir() {
-        bail!(
-            "--from {from}: holds no explain ladder ({LADDER_DIR}/); give a folder \
-             `clvscu explain` wrote"
-        );
-    }
+    ensure!(dir.is_dir(), "--from {from}: no such folder");
+    ensure!(
+        dir.join(LADDER_DIR).is_dir(),
+        "--from {from}: holds no explain ladder ({LADDER_DIR}/); give a folder \
+         `clvscu explain` wrote"
+    );
     let (prs, _) = explain_run::read_folder_rows(dir)
         .with_context(|| format!("reading the rungs under {from}"))?;
     if prs.is_empty() {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, ensure, Result};
 
 use clvscu::backend::cuda::{self, CudaBackend};
 use clvscu::backend::opencl::OpenClBackend;
@@ -39,30 +39,26 @@ fn merge_inputs(inputs: &[PathBuf], output: &Path) -> Result<Vec<PathBuf>> {
     let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let mut files = Vec::new();
     for input in inputs {
-        if !input.exists() {
-            bail!("merge: {} does not exist", input.display());
-        }
+        ensure!(input.exists(), "merge: {} does not exist", input.display());
         if !input.is_dir() {
             files.push(input.clone());
             continue;
         }
-        if !matches!(name, "measurements.csv" | "prs.csv" | "samples.csv") {
-            bail!(
-                "{} is a folder: name the output measurements.csv, prs.csv or samples.csv to \
-                 say which file of each run folder to merge",
-                input.display()
-            );
-        }
+        ensure!(
+            matches!(name, "measurements.csv" | "prs.csv" | "samples.csv"),
+            "{} is a folder: name the output measurements.csv, prs.csv or samples.csv to \
+             say which file of each run folder to merge",
+            input.display()
+        );
         let folders = clvscu::report::load::find_run_folders(std::slice::from_ref(input))?;
         files.extend(folders.iter().map(|f| f.join(name)).filter(|f| f.is_file()));
     }
-    if files.len() < 2 {
-        bail!(
-            "merge needs at least two {} files; found {}",
-            if name.is_empty() { "CSV" } else { name },
-            files.len()
-        );
-    }
+    ensure!(
+        files.len() >= 2,
+        "merge needs at least two {} files; found {}",
+        if name.is_empty() { "CSV" } else { name },
+        files.len()
+    );
     Ok(files)
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{ensure, Context, Result};
 
 use clvscu::plot;
 use clvscu::rows::Status;
@@ -37,14 +37,13 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     // With every GPU, each GPU's run gets `--force` and starts afresh in its own folder. Only a
     // folder a run wrote and no run holds now is deleted: a mistyped --out costs no one's files.
     if args.force && !every_gpu && out.exists() {
-        if !out.join(session::folder::IDENTITY_FILE).is_file() {
-            bail!(
-                "--force: {} is not a run folder (it holds no {}); refusing to delete it: choose \
-                 another --out",
-                out.display(),
-                session::folder::IDENTITY_FILE
-            );
-        }
+        ensure!(
+            out.join(session::folder::IDENTITY_FILE).is_file(),
+            "--force: {} is not a run folder (it holds no {}); refusing to delete it: choose \
+             another --out",
+            out.display(),
+            session::folder::IDENTITY_FILE
+        );
         drop(session::folder::lock(&out).with_context(|| format!("--force: {}", out.display()))?);
         std::fs::remove_dir_all(&out)
             .with_context(|| format!("--force: cannot delete {}", out.display()))?;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
@@ -156,23 +156,21 @@ pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>
         .map_err(|e| anyhow::anyhow!("--max-time/--target-ci: {e}"))?;
     if let Some(only) = &args.only {
         study.comparisons.retain(|c| c.id.contains(only.as_str()));
-        if study.comparisons.is_empty() {
-            bail!(
-                "--only '{only}' matches no comparison of study {}",
-                study.name
-            );
-        }
+        ensure!(
+            !study.comparisons.is_empty(),
+            "--only '{only}' matches no comparison of study {}",
+            study.name
+        );
     }
     if !args.skip.is_empty() {
         let skipped = |id: &str| args.skip.iter().any(|s| id.contains(s.as_str()));
         study.comparisons.retain(|c| !skipped(&c.id));
-        if study.comparisons.is_empty() {
-            bail!(
-                "--skip {} leaves no comparison of study {}",
-                args.skip.join(", "),
-                study.name
-            );
-        }
+        ensure!(
+            !study.comparisons.is_empty(),
+            "--skip {} leaves no comparison of study {}",
+            args.skip.join(", "),
+            study.name
+        );
     }
     Ok((study, text))
 }

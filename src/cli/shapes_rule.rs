@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{ensure, Context, Result};
 
 use clvscu::export::safe::{prepare_dir, write_atomic};
 use clvscu::families::rule_tables::{checks_markdown, file_name, Sweep};
@@ -53,12 +53,11 @@ pub fn run(sweep_dir: &Path, out: &Path) -> Result<i32> {
         checks.push('\n');
         written += 1;
     }
-    if written == 0 {
-        bail!(
-            "{}: no matvec variant was measured on both APIs, so there is no table to derive",
-            sweep_dir.display()
-        );
-    }
+    ensure!(
+        written > 0,
+        "{}: no matvec variant was measured on both APIs, so there is no table to derive",
+        sweep_dir.display()
+    );
     let path = out.join("checks.md");
     write_atomic(&path, checks.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;

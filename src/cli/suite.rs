@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use clap::ValueEnum;
 
 use clvscu::export::csv::{read_rows, read_rows_if_file};
@@ -34,12 +34,11 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     if on_every_gpu {
         return every_gpu::run_command(&out);
     }
-    if !args.resume && out.join(SUITE_CSV).exists() {
-        bail!(
-            "{} holds an earlier suite: continue it with --resume, or give another --out",
-            out.display()
-        );
-    }
+    ensure!(
+        args.resume || !out.join(SUITE_CSV).exists(),
+        "{} holds an earlier suite: continue it with --resume, or give another --out",
+        out.display()
+    );
     clvscu::export::safe::prepare_dir(&out.join("logs"), false)?;
     check_made_with(&out, &args)?;
     let mut rows = if args.resume {
