@@ -220,13 +220,8 @@ pub fn run_command(out: &Path) -> Result<i32> {
         say!("== {}", job.describe());
     }
     let emit: Emit = Arc::new(|line| say!("{line}"));
-    let codes = run_all(
-        &program,
-        &jobs,
-        &|job| child_args(&argv, job),
-        &INTERRUPTS,
-        emit,
-    )?;
+    let args_of = |job: &GpuJob| child_args(&argv, job);
+    let codes = run_all(&program, &jobs, &args_of, &INTERRUPTS, emit)?;
     let code = summarize(&jobs, &codes);
     if INTERRUPTS.load(Ordering::SeqCst) > 0 {
         return Ok(code);
