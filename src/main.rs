@@ -40,7 +40,7 @@ fn main() {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     let cli = cli::args::Cli::parse();
-    let code = match cli::commands::dispatch(cli) {
+    let code = match cli::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
             // Shown escaped: the error may quote study text (a comparison's name). A context

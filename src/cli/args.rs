@@ -416,15 +416,14 @@ impl RunArgs {
 }
 
 /// A device selector: an empty one would match every device as a name substring.
-fn device_selector(text: &str) -> Result<String, String> {
-    if text.trim().is_empty() {
-        return Err(
+fn device_selector(text: &str) -> Result<String, &'static str> {
+    match text.trim() {
+        "" => Err(
             "an empty device selector matches every device; give an index, \
-                    PLATFORM:DEVICE, pci:BUS or part of a name (see `clvscu devices`)"
-                .into(),
-        );
+                   PLATFORM:DEVICE, pci:BUS or part of a name (see `clvscu devices`)",
+        ),
+        _ => Ok(text.to_string()),
     }
-    Ok(text.to_string())
 }
 
 /// A week in seconds: the longest search budget, and the most `--cap-scale` multiplies the caps
@@ -561,12 +560,11 @@ impl DeviceArgs {
     /// Refuses `--cuda-device all` for a command that works on one GPU, saying which do
     /// more (without this, `all` would be taken for a device name and match none).
     pub fn one_cuda_device(&self, command: &str) -> anyhow::Result<()> {
-        if self.is_every_gpu() {
-            anyhow::bail!(
-                "`{command}` works on one GPU: give --cuda-device N (an index or a name); \
-                 --cuda-device all is for `run` and `suite`"
-            );
-        }
+        anyhow::ensure!(
+            !self.is_every_gpu(),
+            "`{command}` works on one GPU: give --cuda-device N (an index or a name); \
+             --cuda-device all is for `run` and `suite`"
+        );
         Ok(())
     }
 

@@ -24,8 +24,7 @@ extern "C" fn note_stop(signal: libc::c_int) {
     STOPS.fetch_add(1, Ordering::SeqCst);
 }
 
-/// SIGINT, SIGTERM and SIGHUP are noted instead of ending this process at once, so that the
-/// waiting loop ends the child's group and records where to resume before exiting.
+/// SIGINT, SIGTERM and SIGHUP are only noted: the waiting loop ends the child's group, then exits.
 pub fn catch_stop_signals() {
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: the handler only stores to atomics; the struct is fully initialised
@@ -44,8 +43,7 @@ pub fn stop_signal() -> Option<i32> {
     Some(STOP_SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
 }
 
-/// Makes `command` a guarded child: a process group of its own, and `death` from the kernel
-/// when this process dies, however it dies, instead of running on unattended.
+/// Makes `command` a guarded child: its own process group, sent `death` when this process dies.
 pub fn guard(command: &mut Command, death: libc::c_int) -> &mut Command {
     // SAFETY: getpid has no preconditions.
     let parent = unsafe { libc::getpid() };
@@ -78,8 +76,7 @@ fn signal_group(child: &Child, signal: libc::c_int) {
     }
 }
 
-/// Runs a guarded `command` to its end (a stop signal ends it, see [`wait_stopping`]): its exit
-/// code, [`EXIT_INTERRUPTED`] for one ended by a signal.
+/// Runs a guarded `command` to its end or a stop signal: its exit code, or [`EXIT_INTERRUPTED`].
 pub fn run_to_end(command: &mut Command) -> std::io::Result<i32> {
     let mut child = guard(command, libc::SIGTERM).spawn()?;
     let (code, _) = wait_stopping(&mut child, None)?;

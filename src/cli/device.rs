@@ -1,10 +1,8 @@
-//! `clvscu devices`, `studies`, `calibrate` and `parity`: what the machine has, and the
-//! checks that need no run folder.
+//! `clvscu devices`, `studies`, `calibrate` and `parity`: the commands that need no run folder.
 
 use anyhow::Result;
 
-use clvscu::backend::{cuda, opencl};
-use clvscu::backend::{BackendError, DeviceInfo, Runtime};
+use clvscu::backend::{cuda, opencl, BackendError, DeviceInfo, Runtime};
 use clvscu::session::provenance::{self, GpuSnapshot};
 use clvscu::study;
 

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use clvscu::backend::cuda;
 use clvscu::plot;
@@ -23,7 +23,6 @@ use crate::cli::stopping::{
 /// Where each child's output lines go, prefixed with its GPU.
 pub type Emit = Arc<dyn Fn(String) + Send + Sync>;
 
-/// One GPU's share of the command.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuJob {
     pub index: usize,
@@ -45,14 +44,12 @@ impl GpuJob {
     }
 }
 
-/// Whether `devices` asks for every GPU (`--cuda-device all`); a hand-picked OpenCL device
-/// beside it is refused, as each GPU's is found by its PCI bus.
+/// Whether `devices` asks for every GPU (`--cuda-device all`), refusing a `--cl-device` beside it.
 pub fn wanted(devices: &DeviceArgs) -> Result<bool> {
-    if devices.is_every_gpu() && devices.cl_device.is_some() {
-        bail!(
-            "--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out"
-        );
-    }
+    ensure!(
+        !devices.is_every_gpu() || devices.cl_device.is_none(),
+        "--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out"
+    );
     Ok(devices.is_every_gpu())
 }
 
@@ -81,16 +78,14 @@ pub fn jobs(out: &Path) -> Result<Vec<GpuJob>> {
 /// The child's arguments: the user's (`argv` without the program), with `--cuda-device all`,
 /// any `--cl-device` and `--out` replaced by this GPU's.
 pub fn child_args(argv: &[String], job: &GpuJob) -> Vec<String> {
-    let replaced = ["--cuda-device", "--cl-device", "--out"];
+    let own = [
+        ("--cuda-device", job.index.to_string()),
+        ("--cl-device", job.cl_device.clone()),
+        ("--out", job.folder.display().to_string()),
+    ];
+    let replaced = own.each_ref().map(|o| o.0);
     let mut kept = crate::cli::children::without(argv.iter().cloned(), &replaced, &[]);
-    kept.extend([
-        "--cuda-device".to_string(),
-        job.index.to_string(),
-        "--cl-device".to_string(),
-        job.cl_device.clone(),
-        "--out".to_string(),
-        job.folder.display().to_string(),
-    ]);
+    kept.extend(own.into_iter().flat_map(|(o, v)| [o.to_string(), v]));
     kept
 }
 
@@ -133,8 +128,7 @@ pub fn run_all(
         .collect())
 }
 
-/// A child's exit code; one ended by SIGINT is an interruption, by any other signal (killed,
-/// crashed) an error, with a line to `emit` naming it.
+/// A child's exit code; ended by SIGINT, an interruption; by another signal, an error told `emit`.
 fn exit_code(job: &GpuJob, status: std::process::ExitStatus, emit: &Emit) -> i32 {
     use std::os::unix::process::ExitStatusExt as _;
     match (status.code(), status.signal()) {
@@ -212,11 +206,10 @@ fn wait_all(
     Ok(codes.into_iter().flatten().collect())
 }
 
-/// This process's own command once per GPU, all at once, each child's lines prefixed with its
-/// GPU; the exit code is the most serious child's ([`summarize`]).
+/// This process's own command once per GPU, all at once: the most serious child's exit code.
 pub fn run_command(out: &Path) -> Result<i32> {
     let jobs = jobs(out)?;
-    // Ctrl-C counted, for [`run_all`] to pass on (the children keep what they finish).
+    // Ctrl-Cs counted, for [`run_all`] to pass on.
     static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
     let _ = ctrlc::set_handler(|| {
         INTERRUPTS.fetch_add(1, Ordering::SeqCst);
@@ -227,23 +220,13 @@ pub fn run_command(out: &Path) -> Result<i32> {
         say!("== {}", job.describe());
     }
     let emit: Emit = Arc::new(|line| say!("{line}"));
-    let codes = run_all(
-        &program,
-        &jobs,
-        &|job| child_args(&argv, job),
-        &INTERRUPTS,
-        emit,
-    )?;
+    let args_of = |job: &GpuJob| child_args(&argv, job);
+    let codes = run_all(&program, &jobs, &args_of, &INTERRUPTS, emit)?;
     let code = summarize(&jobs, &codes);
-    if INTERRUPTS.load(Ordering::SeqCst) == 0 {
-        report_over(out);
+    if INTERRUPTS.load(Ordering::SeqCst) > 0 {
+        return Ok(code);
     }
-    Ok(code)
-}
-
-/// One report over every GPU's folder under `out`, the GPUs side by side; a report that cannot
-/// be made costs a warning, never the runs.
-fn report_over(out: &Path) {
+    // One report over every GPU's folder; one that cannot be made costs a warning.
     let catalog = clvscu::families::catalog();
     match clvscu::report::write_report(&[out.to_path_buf()], out, true, &catalog) {
         Ok(written) => say!(
@@ -255,16 +238,16 @@ fn report_over(out: &Path) {
         ),
         Err(e) => say_err!("warning: no report over the GPUs: {e}"),
     }
+    Ok(code)
 }
 
-/// Prints each GPU's outcome; the command's exit code is the most serious of them
-/// ([`SEVERITY`]), so a GPU that did not run or finish is never hidden behind another's.
+/// Prints each GPU's outcome: the most serious exit code, so none hides behind another GPU's.
 pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
     say!("every GPU, one process each, at the same time:");
     for (job, code) in jobs.iter().zip(codes) {
         say!("  {}: exit {code}", job.describe());
     }
-    // Any code of no meaning of ours ranks as the last, an error.
+    // A code of no meaning of ours is an error.
     let rank = |code| {
         SEVERITY
             .iter()

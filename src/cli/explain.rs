@@ -1,17 +1,14 @@
-//! `clvscu explain`: resolve the targets, open the sides, run the ladder through the library
-//! (`clvscu::explain::run`), draw the waterfalls and print the verdicts.
+//! `clvscu explain`: the targets, the ladder's parts (a process each), waterfalls and verdicts.
 
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use clvscu::explain::ladder::not_a_target;
-use clvscu::explain::machine_code;
-use clvscu::explain::profile;
 use clvscu::explain::run::{self as explain_run, ExplainPlan, SwapRungs, LADDER_DIR};
-use clvscu::explain::{TargetExplanation, PARITY};
+use clvscu::explain::{machine_code, profile, TargetExplanation, PARITY};
 use clvscu::rows::{PrRow, PRS_CSV};
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::RunContext;
@@ -22,8 +19,7 @@ use crate::cli::args::ExplainArgs;
 use crate::cli::children;
 use crate::cli::progress::ProgressView;
 use crate::cli::setup::{load_study, open_sides, out_folder, show_event, stamp_now};
-use crate::cli::stopping::{interrupt_flag, start_watchdog};
-use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK};
+use crate::cli::stopping::{interrupt_flag, start_watchdog, EXIT_INTERRUPTED, EXIT_OK};
 
 pub fn run(args: ExplainArgs) -> Result<i32> {
     args.run.devices.one_cuda_device("explain")?;
@@ -43,12 +39,11 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
     if let Some(part) = args.part.as_deref() {
         return run_part(&args, targets, &out, part);
     }
-    if !args.run.resume && out.join(LADDER_DIR).exists() {
-        bail!(
-            "{} holds an earlier explain: continue it with --resume, or give another --out",
-            out.display()
-        );
-    }
+    ensure!(
+        args.run.resume || !out.join(LADDER_DIR).exists(),
+        "{} holds an earlier explain: continue it with --resume, or give another --out",
+        out.display()
+    );
     let code_only: Vec<PrRow> = code_only_targets(&args, &targets)?
         .into_iter()
         .map(|(_, row)| row)
@@ -62,15 +57,12 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
 /// so a folder given only to be read is never written. A DIR without a ladder is an error.
 fn redraw_folder(dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
     let from = dir.display();
-    if !dir.is_dir() {
-        bail!("--from {from}: no such folder");
-    }
-    if !dir.join(LADDER_DIR).is_dir() {
-        bail!(
-            "--from {from}: holds no explain ladder ({LADDER_DIR}/); give a folder \
-             `clvscu explain` wrote"
-        );
-    }
+    ensure!(dir.is_dir(), "--from {from}: no such folder");
+    ensure!(
+        dir.join(LADDER_DIR).is_dir(),
+        "--from {from}: holds no explain ladder ({LADDER_DIR}/); give a folder \
+         `clvscu explain` wrote"
+    );
     let (prs, _) = explain_run::read_folder_rows(dir)
         .with_context(|| format!("reading the rungs under {from}"))?;
     if prs.is_empty() {
@@ -324,7 +316,6 @@ fn run_part_process(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i3
     Ok(code)
 }
 
-/// This program, and the arguments that run it again for `part`, resuming `out`.
 fn part_command_line(out: &Path, part: &str) -> Result<(PathBuf, Vec<String>)> {
     let exe = std::env::current_exe().context("finding this program to run it again")?;
     let mut args = resume_arguments(std::env::args().skip(1), out);
@@ -339,7 +330,7 @@ fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<Strin
     kept
 }
 
-/// TARGET, where it is a run folder (one that holds PRs).
+/// TARGET, where it is a run folder.
 fn target_folder(args: &ExplainArgs) -> Option<PathBuf> {
     let folder = PathBuf::from(args.run.target.as_deref()?);
     folder.join(PRS_CSV).is_file().then_some(folder)
@@ -378,8 +369,7 @@ fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
     Ok(targets)
 }
 
-/// The fair gaps of the `--machine-code-for` folders that are no target already, with their
-/// PR rows: their machine code is read, without rungs.
+/// The `--machine-code-for` folders' fair gaps that are no target, with their rows: code only.
 fn code_only_targets(
     args: &ExplainArgs,
     targets: &[Comparison],

@@ -2,17 +2,16 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, ensure, Result};
 
 use clvscu::backend::cuda::{self, CudaBackend};
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{BackendError, Runtime};
 use clvscu::export::csv::merge_files;
-use clvscu::inspect;
-use clvscu::plot;
 use clvscu::plot::input::CsvKind;
 use clvscu::rows::{MeasurementRow, PrRow, SampleRow};
 use clvscu::terminal::{printable, printable_lines};
+use clvscu::{inspect, plot};
 
 use crate::cli::args::{DiffArgs, InspectArgs, ReportArgs};
 
@@ -40,30 +39,26 @@ fn merge_inputs(inputs: &[PathBuf], output: &Path) -> Result<Vec<PathBuf>> {
     let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let mut files = Vec::new();
     for input in inputs {
-        if !input.exists() {
-            bail!("merge: {} does not exist", input.display());
-        }
+        ensure!(input.exists(), "merge: {} does not exist", input.display());
         if !input.is_dir() {
             files.push(input.clone());
             continue;
         }
-        if !matches!(name, "measurements.csv" | "prs.csv" | "samples.csv") {
-            bail!(
-                "{} is a folder: name the output measurements.csv, prs.csv or samples.csv to \
-                 say which file of each run folder to merge",
-                input.display()
-            );
-        }
+        ensure!(
+            matches!(name, "measurements.csv" | "prs.csv" | "samples.csv"),
+            "{} is a folder: name the output measurements.csv, prs.csv or samples.csv to \
+             say which file of each run folder to merge",
+            input.display()
+        );
         let folders = clvscu::report::load::find_run_folders(std::slice::from_ref(input))?;
         files.extend(folders.iter().map(|f| f.join(name)).filter(|f| f.is_file()));
     }
-    if files.len() < 2 {
-        bail!(
-            "merge needs at least two {} files; found {}",
-            if name.is_empty() { "CSV" } else { name },
-            files.len()
-        );
-    }
+    ensure!(
+        files.len() >= 2,
+        "merge needs at least two {} files; found {}",
+        if name.is_empty() { "CSV" } else { name },
+        files.len()
+    );
     Ok(files)
 }
 
@@ -169,10 +164,8 @@ pub(crate) fn report(args: ReportArgs) -> Result<i32> {
         }
         return Ok(EXIT_OK);
     }
-    let (out, html) = (
-        args.out.as_deref().unwrap_or(Path::new("clvscu-report")),
-        args.html,
-    );
+    let (out, html) = (args.out.as_deref(), args.html);
+    let out = out.unwrap_or(Path::new("clvscu-report"));
     let written =
         clvscu::report::write_report(&args.inputs, out, html, &clvscu::families::catalog())?;
     say!(
@@ -180,8 +173,7 @@ pub(crate) fn report(args: ReportArgs) -> Result<i32> {
         written.folders,
         written.gpus_text()
     );
-    // The files a reader opens are named; the charts and pages below them (hundreds for a
-    // large tree) are counted, and the index leads to them.
+    // Named: the files a reader opens; counted: the charts and pages below (hundreds, at times).
     let (top, below): (Vec<&PathBuf>, Vec<&PathBuf>) =
         written.files.iter().partition(|f| f.parent() == Some(out));
     for f in top {

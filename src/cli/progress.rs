@@ -1,5 +1,4 @@
-//! How a run's [`Progress`] shows: a bar on a terminal, else a line per measured comparison,
-//! nothing with `--quiet`.
+//! How a run's [`Progress`] shows: a bar on a terminal, else a line per comparison; quiet, nothing.
 
 use std::cell::RefCell;
 
@@ -9,7 +8,6 @@ use clvscu::session::Progress;
 use clvscu::terminal::printable;
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// The face of one command's runs, told each [`Progress`] through [`ProgressView::tell`].
 pub(crate) struct ProgressView {
     on_terminal: bool,
     quiet: bool,
@@ -87,11 +85,8 @@ fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
         .iter()
         .zip(['A', 'B'])
         .map(|(m, letter)| {
-            let name = if same_api {
-                letter.to_string()
-            } else {
-                m.api.to_string()
-            };
+            let name = same_api.then(|| letter.to_string());
+            let name = name.unwrap_or_else(|| m.api.to_string());
             match m.status {
                 Status::Ok => format!("{name} {:.1} {}", m.metric, m.metric_unit),
                 failed => format!("{name} {failed}"),

@@ -1,9 +1,8 @@
-//! `clvscu run`: one study (or one kernel) on the pair at hand, into a run folder, with its
-//! exports and the table a person reads.
+//! `clvscu run`: one study (or kernel) into a run folder, with its exports and the end table.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{ensure, Context, Result};
 
 use clvscu::plot;
 use clvscu::rows::Status;
@@ -35,14 +34,23 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     // The study's name is the user's text: as a slug it cannot leave the folder.
     let out = out_folder(args.out.as_deref(), &plot::slug(&study.name), &stamp)?;
     let every_gpu = every_gpu::wanted(&args.devices)?;
-    // With every GPU, each GPU's run gets `--force` and starts afresh in its own folder.
-    if args.force && !every_gpu {
-        clear_run_folder(&out)?;
+    // With every GPU, each GPU's run gets `--force` and starts afresh in its own folder. Only a
+    // folder a run wrote and no run holds now is deleted: a mistyped --out costs no one's files.
+    if args.force && !every_gpu && out.exists() {
+        ensure!(
+            out.join(session::folder::IDENTITY_FILE).is_file(),
+            "--force: {} is not a run folder (it holds no {}); refusing to delete it: choose \
+             another --out",
+            out.display(),
+            session::folder::IDENTITY_FILE
+        );
+        drop(session::folder::lock(&out).with_context(|| format!("--force: {}", out.display()))?);
+        std::fs::remove_dir_all(&out)
+            .with_context(|| format!("--force: cannot delete {}", out.display()))?;
     }
     let result = if !every_gpu {
         run_one(&args, &out, &stamp)
     } else if args.exports().any(|(_, path)| path.is_some()) {
-        // Each GPU's run would replace the last one's file: one file cannot hold them apart.
         Err(anyhow::anyhow!(
             "--cuda-device all writes one folder per GPU; --export-json, --export-csv and \
              --export-markdown take one run: join the folders' CSVs with `clvscu merge` instead"
@@ -57,26 +65,6 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     result
 }
 
-/// `--force`: deletes the run folder `out`; only one a run wrote and no run holds now, so a
-/// mistyped --out never costs anyone's files.
-fn clear_run_folder(out: &Path) -> Result<()> {
-    if !out.exists() {
-        return Ok(());
-    }
-    if !out.join(session::folder::IDENTITY_FILE).is_file() {
-        bail!(
-            "--force: {} is not a run folder (it holds no {}); refusing to delete it: choose \
-             another --out",
-            out.display(),
-            session::folder::IDENTITY_FILE
-        );
-    }
-    drop(session::folder::lock(out).with_context(|| format!("--force: {}", out.display()))?);
-    std::fs::remove_dir_all(out)
-        .with_context(|| format!("--force: cannot delete {}", out.display()))
-}
-
-/// The study on the one pair of devices selected, under a watchdog and a Ctrl-C handler.
 fn run_one(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
     let shown = out.display();
     let watchdog = start_watchdog(format!(
@@ -130,7 +118,6 @@ fn run_one(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
         all.failed.len(),
         shown
     );
-    // Launches the driver refused as the study expects: recorded, in no PR, no failure.
     if !all.refused_as_expected.is_empty() {
         say!(
             "{} launch(es) refused by the driver as the study expects (recorded as refused, in no PR):",
@@ -186,27 +173,22 @@ pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
             for f in &summary.failed {
                 say_err!("  {}", printable_lines(f));
             }
-            print_build_logs(summary);
+            // The compiler's words for each distinct build failure, at the user's lines (`#line`).
+            let mut shown: Vec<&str> = Vec::new();
+            for m in &summary.measurements {
+                if m.status == Status::BuildFailed && !shown.contains(&m.error.as_str()) {
+                    shown.push(&m.error);
+                    say_err!(
+                        "\n{} [{}]: {}",
+                        printable(&m.comparison),
+                        m.api,
+                        printable_lines(m.error.trim_end())
+                    );
+                }
+            }
             EXIT_FAILED_CONFIGS
         }
         Outcome::Complete => EXIT_OK,
-    }
-}
-
-/// The compiler's own words for each distinct build failure, with the user's file names and
-/// line numbers (the sources carry `#line` directives).
-fn print_build_logs(summary: &RunSummary) {
-    let mut shown: Vec<&str> = Vec::new();
-    for m in &summary.measurements {
-        if m.status == Status::BuildFailed && !shown.contains(&m.error.as_str()) {
-            shown.push(&m.error);
-            say_err!(
-                "\n{} [{}]: {}",
-                printable(&m.comparison),
-                m.api,
-                printable_lines(m.error.trim_end())
-            );
-        }
     }
 }
 
@@ -236,14 +218,9 @@ fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
     .map(|name| out.join(name))
     .collect();
     // Each resume's provenance, and the one this run writes if it resumes.
-    for n in 1.. {
-        let resumed = out.join(format!("provenance-resume-{n}.json"));
-        let last = !resumed.exists();
-        owned.push(resumed);
-        if last {
-            break;
-        }
-    }
+    let resumed = |n: u32| out.join(format!("provenance-resume-{n}.json"));
+    let next = (1..).find(|&n| !resumed(n).exists()).unwrap_or(1);
+    owned.extend((1..=next).map(resumed));
     owned.extend(args.study.as_ref().map(PathBuf::from));
     for (option, path) in args.exports() {
         if let Some(path) = path {
@@ -255,8 +232,7 @@ fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `--export-json`, `--export-csv`, `--export-markdown`: the rows of the whole folder (earlier
-/// invocations' too after a `--resume`), each file written whole or not at all.
+/// The `--export-*` files: the whole folder's rows (a `--resume`'s earlier ones too), atomically.
 fn export(args: &RunArgs, out: &Path) -> Result<()> {
     use clvscu::export::csv::{read_rows_if_file, write_rows};
     use clvscu::export::{json::RunResults, markdown, write_atomic};

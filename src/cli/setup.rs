@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
@@ -17,8 +17,7 @@ use clvscu::terminal::printable;
 
 use crate::cli::args::{DeviceArgs, Pairing, RunArgs};
 
-/// The sides of a run; without `--pair` and CUDA, OpenCL against itself, so a first run still
-/// draws a PR chart (the harness's noise floor) instead of ending with no PR at all.
+/// The sides; without `--pair` and CUDA, OpenCL against itself, so a first run has a PR chart.
 pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     let cl_b = args.cl_device_b.as_deref();
     if let Some(pair) = args.pair {
@@ -44,8 +43,7 @@ pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     Ok(sides)
 }
 
-/// The line a run of OpenCL against itself prints, at its start and its end: where the
-/// committed PRs between the APIs are, for a machine that cannot form one.
+/// What a run of OpenCL against itself prints at its start and end: where measured PRs are.
 pub(crate) fn noise_floor_note() -> &'static str {
     "note: OpenCL against OpenCL on one device (the harness's noise floor). A PR between the \
      APIs needs an NVIDIA GPU with both OpenCL and CUDA; measured ones: results/h100 and \
@@ -55,8 +53,7 @@ pub(crate) fn noise_floor_note() -> &'static str {
 /// What a command does and the ratio it forms, as the note on a missing API says them.
 pub(crate) const RUNNING: (&str, &str) = ("running", "Performance Ratio");
 
-/// The backends of `pair`; with both APIs asked for and one missing, the other alone (the
-/// note in the `words` of the command, see [`RUNNING`]).
+/// The backends of `pair`; of both APIs, one alone where the other is missing (a note in `words`).
 pub(crate) fn open_pair(
     d: &DeviceArgs,
     pair: Pairing,
@@ -97,7 +94,6 @@ pub(crate) fn open_pair(
     }
 }
 
-/// `side` alone, saying why the other API (`missing`) is not there.
 fn alone(side: Box<dyn Runtime>, missing: impl std::fmt::Display, words: (&str, &str)) -> Sides {
     let (doing, ratio) = words;
     say_err!("note: {missing}");
@@ -160,23 +156,21 @@ pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>
         .map_err(|e| anyhow::anyhow!("--max-time/--target-ci: {e}"))?;
     if let Some(only) = &args.only {
         study.comparisons.retain(|c| c.id.contains(only.as_str()));
-        if study.comparisons.is_empty() {
-            bail!(
-                "--only '{only}' matches no comparison of study {}",
-                study.name
-            );
-        }
+        ensure!(
+            !study.comparisons.is_empty(),
+            "--only '{only}' matches no comparison of study {}",
+            study.name
+        );
     }
     if !args.skip.is_empty() {
         let skipped = |id: &str| args.skip.iter().any(|s| id.contains(s.as_str()));
         study.comparisons.retain(|c| !skipped(&c.id));
-        if study.comparisons.is_empty() {
-            bail!(
-                "--skip {} leaves no comparison of study {}",
-                args.skip.join(", "),
-                study.name
-            );
-        }
+        ensure!(
+            !study.comparisons.is_empty(),
+            "--skip {} leaves no comparison of study {}",
+            args.skip.join(", "),
+            study.name
+        );
     }
     Ok((study, text))
 }
@@ -184,7 +178,7 @@ pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>
 /// The folders a default output name may take in one second before the run gives up.
 const DEFAULT_FOLDER_TRIES: u32 = 1000;
 
-/// The UTC second a command starts, as its default folder's name and its run id carry it.
+/// The UTC second a command starts, in its default folder's name and its run id.
 pub(crate) fn stamp_now() -> String {
     chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string()
 }

@@ -1,9 +1,8 @@
-//! `clvscu shapes-rule SWEEP [--out DIR]`: writes `matvec/auto`'s decision table for each
-//! device of a shape sweep, and the checks of `auto` against cuBLAS and the read kernel.
+//! `clvscu shapes-rule`: `matvec/auto`'s table per device of a shape sweep, and auto's checks.
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{ensure, Context, Result};
 
 use clvscu::export::safe::{prepare_dir, write_atomic};
 use clvscu::families::rule_tables::{checks_markdown, file_name, Sweep};
@@ -54,12 +53,11 @@ pub fn run(sweep_dir: &Path, out: &Path) -> Result<i32> {
         checks.push('\n');
         written += 1;
     }
-    if written == 0 {
-        bail!(
-            "{}: no matvec variant was measured on both APIs, so there is no table to derive",
-            sweep_dir.display()
-        );
-    }
+    ensure!(
+        written > 0,
+        "{}: no matvec variant was measured on both APIs, so there is no table to derive",
+        sweep_dir.display()
+    );
     let path = out.join("checks.md");
     write_atomic(&path, checks.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;

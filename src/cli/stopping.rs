@@ -1,5 +1,4 @@
-//! How a run or a tune stops early: the exit codes, the watchdog that ends a launch past its
-//! limit, and Ctrl-C. Both commands share them, so a stuck kernel ends either the same way.
+//! How a run, an explain or a tune stops early: the exit codes, the launch watchdog, Ctrl-C.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -16,8 +15,8 @@ pub const EXIT_HUNG: i32 = 4;
 pub const EXIT_REGRESSED: i32 = 5;
 pub const EXIT_INTERRUPTED: i32 = 130;
 
-/// Ends the process at once, skipping exit handlers: a driver thread stuck in a kernel can
-/// hold them forever. Every finished comparison is already on disk.
+/// Ends the process at once (every finished comparison is on disk): a driver thread stuck in a
+/// kernel can hold exit handlers forever.
 fn end_now(code: i32) -> ! {
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
@@ -37,11 +36,8 @@ pub fn interrupt_flag(watchdog: &Watchdog, kept: String) -> Arc<AtomicBool> {
     let _ = ctrlc::set_handler(move || {
         let stuck = dog.busy_for().is_some_and(|t| t > Duration::from_secs(1));
         if stuck || flag.swap(true, Ordering::SeqCst) {
-            let during = if stuck {
-                " during a launch that had not returned"
-            } else {
-                ""
-            };
+            let during = stuck.then_some(" during a launch that had not returned");
+            let during = during.unwrap_or_default();
             say_err!("\ninterrupted{during}: {kept}");
             end_now(EXIT_INTERRUPTED);
         }

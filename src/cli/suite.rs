@@ -1,19 +1,18 @@
 //! `clvscu suite`: the plan of [`clvscu::suite`], each step a child process (this program, or
 //! `python3` for the vendor baselines) under its time cap; then the peaks table and one report.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use clap::ValueEnum;
 
 use clvscu::export::csv::{read_rows, read_rows_if_file};
 use clvscu::report::write_report;
-use clvscu::rows::MeasurementRow;
-use clvscu::rows::{StepRow, StepStatus, MEASUREMENTS_CSV, SUITE_CSV};
-use clvscu::suite::state;
-use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
+use clvscu::rows::{MeasurementRow, StepRow, StepStatus, MEASUREMENTS_CSV, SUITE_CSV};
+use clvscu::suite::{self, peaks, state, Plan, Slack, Step, StepKind};
 use clvscu::terminal::printable;
 
 use crate::cli::args::SuiteArgs;
@@ -24,30 +23,30 @@ use crate::cli::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EX
 use crate::cli::suite_steps::{no_opencl_cpu, on_the_cpu, step_command, study_command, uses_cuda};
 
 const CAPPED_NOTE: &str = "stopped at its cap; --resume goes on from its last finished part";
+const ABORTED: &str =
+    "ended their process without an exit code of ours (the CPU runtime aborted; see";
 
 pub fn run(args: SuiteArgs) -> Result<i32> {
     let plan = args.plan;
-    let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
+    let steps = suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
     let on_every_gpu = every_gpu::wanted(&args.devices)?;
     let out = out_folder(args.out.as_deref(), "suite", &stamp_now())?;
     if on_every_gpu {
         return every_gpu::run_command(&out);
     }
-    if !args.resume && out.join(SUITE_CSV).exists() {
-        bail!(
-            "{} holds an earlier suite: continue it with --resume, or give another --out",
-            out.display()
-        );
-    }
+    ensure!(
+        args.resume || !out.join(SUITE_CSV).exists(),
+        "{} holds an earlier suite: continue it with --resume, or give another --out",
+        out.display()
+    );
     clvscu::export::safe::prepare_dir(&out.join("logs"), false)?;
-    check_made_with(&out, &made_with(&args, plan), args.resume)?;
+    check_made_with(&out, &args)?;
     let mut rows = if args.resume {
         state::read(&out)?
     } else {
         Vec::new()
     };
-    // Each step runs in a process group of its own, which the terminal's Ctrl-C does not
-    // reach: this process passes a stop on, records the step, and stops.
+    // The terminal's Ctrl-C misses each step's own process group: this process passes it on.
     children::catch_stop_signals();
     say!(
         "clvscu suite, {} plan ({}): {} steps into {}",
@@ -58,7 +57,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     );
     let cap = |s: &Step| f64::from(s.cap_s(args.quick)) * args.cap_scale;
     let mut slack = Slack::default();
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     for (index, step) in steps.iter().enumerate() {
         if stop_signal().is_some() {
             say!("{}", resume_hint(&out));
@@ -114,21 +113,17 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
 
 const MADE_WITH: &str = "suite-options.txt";
 
-/// The options a suite's steps depend on, as one line: a quick suite resumed by the full one
-/// would mix sizes in one folder, one of another pair rows of other devices.
-fn made_with(args: &SuiteArgs, plan: Plan) -> String {
+/// Refuses a resume with other options than the folder was made with (they would mix sizes or
+/// devices in one folder); records a new suite's, as one line.
+fn check_made_with(out: &Path, args: &SuiteArgs) -> Result<()> {
     let pair = args
         .pair
         .and_then(|p| p.to_possible_value())
         .map_or("opencl-cuda".to_string(), |v| v.get_name().to_string());
     let mode = if args.quick { "--quick" } else { "full" };
-    format!("--plan {}, {mode}, --pair {pair}", plan.name())
-}
-
-/// Refuses a resume with other options than the folder was made with; records a new suite's.
-fn check_made_with(out: &Path, now: &str, resume: bool) -> Result<()> {
+    let now = format!("--plan {}, {mode}, --pair {pair}", args.plan.name());
     let file = out.join(MADE_WITH);
-    if resume && file.exists() {
+    if args.resume && file.exists() {
         let then = clvscu::input_file::read_text_capped(&file, 4096)
             .with_context(|| file.display().to_string())?;
         let then = then.trim();
@@ -158,8 +153,7 @@ fn resume_hint(out: &Path) -> String {
     format!("interrupted: continue with `clvscu suite --resume --out {out}`")
 }
 
-/// One step: its command line, run for at most `allowance_s` seconds (its cap and what earlier
-/// steps left); the row records that allowance, in whole seconds, as its cap.
+/// One step, run for at most `allowance_s` seconds (its cap and earlier steps' slack): its row.
 fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Result<StepRow> {
     if let StepKind::CpuStudy(name) = step.kind {
         return run_cpu_step(args, out, step, name, allowance_s);
@@ -178,7 +172,16 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
     };
     let log = log_file(out, step, "log");
     let started = Instant::now();
-    let (code, capped) = run_capped(command, open_step_log(&log)?, allowance_s)?;
+    // This attempt's lines are appended to the log, after a [`resumed_marker`].
+    let marker = resumed_marker(&read_log(&log)?);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .with_context(|| format!("opening {}", log.display()))?;
+    file.write_all(marker.as_bytes())
+        .with_context(|| format!("writing {}", log.display()))?;
+    let (code, capped) = run_capped(command, file, allowance_s)?;
     let wall_s = started.elapsed().as_secs_f64();
     let (status, note) = match code {
         Some(EXIT_OK) => (StepStatus::Done, String::new()),
@@ -197,8 +200,7 @@ fn log_file(out: &Path, step: &Step, ext: &str) -> PathBuf {
     out.join("logs").join(format!("{}.{ext}", step.name))
 }
 
-/// The line that starts a resumed attempt in a step's log holding an `earlier` attempt's lines
-/// (kept above it); empty for a first attempt.
+/// The line between an `earlier` attempt's lines and a resumed one's in a step's log; "" at first.
 fn resumed_marker(earlier: &[u8]) -> String {
     if earlier.is_empty() {
         return String::new();
@@ -219,23 +221,8 @@ fn read_log(log: &Path) -> Result<Vec<u8>> {
     }
 }
 
-/// The step's log opened for this attempt: appended to, after a [`resumed_marker`].
-fn open_step_log(log: &Path) -> Result<std::fs::File> {
-    use std::io::Write as _;
-    let marker = resumed_marker(&read_log(log)?);
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .with_context(|| format!("opening {}", log.display()))?;
-    file.write_all(marker.as_bytes())
-        .with_context(|| format!("writing {}", log.display()))?;
-    Ok(file)
-}
-
-/// A CPU step: each comparison in a child and a run folder of its own (`cpu/0-transpose-naive`),
-/// so a CPU runtime that aborts the process on one kernel (PoCL 5.0 did, on an assertion in its
-/// work-group pass) costs that comparison, not the step. The children share the cap and the log.
+/// A CPU step: a child and run folder per comparison (`cpu/0-transpose-naive`), one cap and log:
+/// a runtime that aborts on one kernel (PoCL 5.0 asserted in its work-group pass) costs only that.
 fn run_cpu_step(
     args: &SuiteArgs,
     out: &Path,
@@ -246,7 +233,6 @@ fn run_cpu_step(
     let exe = std::env::current_exe().context("finding this program to run it again")?;
     let (dir, cpu) = (out.join(step.dir), on_the_cpu(args));
     let (log, part) = (log_file(out, step, "log"), log_file(out, step, "part.log"));
-    // The study, as the first child would write it: its comparisons are the children.
     let text = suite::study_text(name, args.quick).map_err(anyhow::Error::msg)?;
     let study = clvscu::study::parse(&text, name)?;
     let started = Instant::now();
@@ -260,8 +246,7 @@ fn run_cpu_step(
     };
     let earlier = read_log(&log)?;
     let mut text = String::from_utf8_lossy(&earlier).into_owned() + &resumed_marker(&earlier);
-    let (mut aborted, mut failed_configs) = (Vec::new(), false);
-    let mut errors = Vec::new();
+    let (mut aborted, mut errors, mut failed_configs) = (Vec::new(), Vec::new(), false);
     let mut status = StepStatus::Done;
     for (i, comparison) in study.comparisons.iter().enumerate() {
         let left = allowance_s - started.elapsed().as_secs_f64();
@@ -305,13 +290,7 @@ fn run_cpu_step(
     }
     let _ = std::fs::remove_file(&part);
     let mut notes = Vec::new();
-    let ended = [
-        (
-            &aborted,
-            "ended their process without an exit code of ours (the CPU runtime aborted; see",
-        ),
-        (&errors, "ended with an error (see"),
-    ];
+    let ended = [(&aborted, ABORTED), (&errors, "ended with an error (see")];
     for (ids, how) in ended.into_iter().filter(|(ids, _)| !ids.is_empty()) {
         let (n, of, step) = (ids.len(), study.comparisons.len(), step.name);
         notes.push(format!(
@@ -375,8 +354,7 @@ fn failed_rows_note(dir: &Path) -> String {
     let parts: Vec<String> = failed
         .iter()
         .map(|(status, (n, error))| {
-            // A driver's message is not ours: escaped, it cannot move the terminal's cursor
-            // or reverse the text when suite.csv or suite.md is shown.
+            // Escaped, a driver's message cannot move the cursor or reverse the text of suite.md.
             let first_line = printable(error.lines().next().unwrap_or(""));
             format!("{n} of {} rows {status} ({first_line})", rows.len())
         })
@@ -384,8 +362,7 @@ fn failed_rows_note(dir: &Path) -> String {
     format!("{}; see its summary", parts.join("; "))
 }
 
-/// Runs `command` guarded, its output in `file`, stopped past `cap_s` seconds as by a stop
-/// signal ([`children::wait_stopping`]): the exit code and whether the cap stopped it.
+/// Runs `command` guarded into `file`, stopped past `cap_s` seconds: its exit code, and if capped.
 fn run_capped(
     mut command: Command,
     file: std::fs::File,
@@ -415,27 +392,18 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     let eq3 = cuda.as_ref().and_then(peaks::eq3);
     let peaks_md = peaks::markdown(&peak_rows, eq3.as_ref());
     clvscu::export::write_atomic(&out.join(peaks::FILE), peaks_md.as_bytes())?;
-    let report = write_report(
-        &[out.to_path_buf()],
-        out,
-        true,
-        &clvscu::families::catalog(),
-    );
+    let catalog = clvscu::families::catalog();
+    let report = write_report(&[out.to_path_buf()], out, true, &catalog);
     match &report {
-        Ok(_) => {
-            // The report's front page under the name the suite promises, beside its pages.
-            std::fs::copy(out.join("index.html"), out.join("report.html"))
-                .with_context(|| format!("copying {}", out.join("index.html").display()))?;
-        }
+        // The report's front page under the name the suite promises, beside its pages.
+        Ok(_) => std::fs::copy(out.join("index.html"), out.join("report.html"))
+            .map(drop)
+            .with_context(|| format!("copying {}", out.join("index.html").display()))?,
         Err(e) => say_err!("warning: no report: {e}"),
     }
-    let have_findings = match findings(out, report.is_ok()) {
-        Ok(()) => true,
-        Err(e) => {
-            say_err!("warning: no findings: {e}");
-            false
-        }
-    };
+    let have_findings = findings(out, report.is_ok())
+        .inspect_err(|e| say_err!("warning: no findings: {e}"))
+        .is_ok();
     let mut md = format!(
         "# clvscu suite ({})\n\n{}\n",
         mode(args),
@@ -517,8 +485,7 @@ fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     write_suite_md(out, &md, rows, &checks, &["suite.md"])
 }
 
-/// The device of `list` that `--cuda-device` picks, as the CUDA backend picks it (an index,
-/// a case-insensitive part of a name, `pci:BUS`; default 0), so Eq. 3 is the steps' device.
+/// The device of `list` that `--cuda-device` picks, as the CUDA backend does: Eq. 3's device.
 fn the_cuda_device(
     list: Vec<clvscu::backend::DeviceInfo>,
     selector: Option<&str>,

@@ -1,7 +1,6 @@
-//! What each step of `clvscu suite` runs: the child command line of a study, `explain`,
-//! `inspect`, the baselines' script or the CPU study, built from the suite's own arguments.
+//! The child command line of each `clvscu suite` step, from the suite's own arguments.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result};
@@ -29,17 +28,16 @@ pub(super) fn step_command(
     let mut c = Command::new(&exe);
     match step.kind {
         StepKind::Study(name) => study_command(&mut c, args, &dir, step, name)?,
-        // `run_step` hands a CPU step to `run_cpu_step` (a child per comparison) before this.
+        // `run_cpu_step` runs a CPU step, a child per comparison.
         StepKind::CpuStudy(_) => {
             return Ok(Err("a CPU step runs one child per comparison".into()));
         }
         StepKind::StudyWithTable { study, table_dir } => {
             let tables = out.join(table_dir);
-            // A table is a `matvec-auto-*.toml` that `shapes-rule` wrote.
             if !tables.is_dir() || rule_tables::table_files(&tables)?.is_empty() {
                 return Ok(Err(format!("no table in {table_dir}/ to run with")));
             }
-            // The folder: each API's device finds its own table there.
+            // Each API's device finds its own table (`shapes-rule`'s) in the folder.
             c.env(rule_tables::RULES_ENV, tables);
             study_command(&mut c, args, &dir, step, study)?;
         }
@@ -52,14 +50,14 @@ pub(super) fn step_command(
             if args.quick {
                 c.arg("--quick");
             }
-            c.args(side_args(args, false));
+            c.args(side_args(args, true, false));
         }
         StepKind::Inspect => {
             if args.pair == Some(Pairing::Fake) {
                 return Ok(Err("the fake backend compiles no PTX".into()));
             }
             c.arg("inspect").arg("--out").arg(&dir);
-            c.args(device_args(args));
+            c.args(side_args(args, false, false));
         }
         StepKind::Baselines { study, only, csv } => {
             return Ok(baselines_command(args, out, step.dir, study, only, csv))
@@ -74,24 +72,31 @@ pub(super) fn step_command(
                 .args(["-q", "--out"])
                 .arg(&dir);
             if args.quick {
-                // The quick pass's gaps are many (few repetitions) and each NVRTC-PTX rung is a
-                // process of its own: the ladder takes the farthest two, the rest get their
-                // code read (5 s) and their calls replayed, within the quick cap.
+                // The quick pass's gaps are many (few repetitions), each NVRTC-PTX rung a process:
+                // a ladder for the farthest two, the rest their code (5 s) and replays in the cap.
                 c.args(["--max-targets", "2", "--code-budget", "5", "--no-profile"]);
             } else {
-                // Its rungs are kernels of milliseconds or less: 0.1 s a side is hundreds of
-                // repetitions, and the ladders of the fair study's gaps fit the step's cap.
+                // Rungs of a millisecond or less: 0.1 s a side is hundreds of repetitions, and
+                // the fair study's ladders fit the cap.
                 c.args(["--min-time", "0.1"]);
             }
             if dir.exists() {
                 c.arg("--resume");
             }
-            // Every other study step's fair gaps get their machine code read (no rungs), so
-            // that each gap of the suite carries at least its largest machine-code difference.
-            for other in machine_code_folders(out, of) {
-                c.arg("--machine-code-for").arg(other);
+            // Every gap of the other study steps carries its largest machine-code difference.
+            for s in suite::STEPS.iter() {
+                let other = out.join(s.dir);
+                let study = matches!(
+                    s.kind,
+                    StepKind::Study(_)
+                        | StepKind::StudyWithTable { .. }
+                        | StepKind::StudyWithBuiltinTables(_)
+                );
+                if study && !other.ends_with(of) && other.join(PRS_CSV).is_file() {
+                    c.arg("--machine-code-for").arg(other);
+                }
             }
-            c.args(side_args(args, true));
+            c.args(side_args(args, true, true));
         }
         StepKind::ShapesRule { sweep } => {
             c.arg("shapes-rule")
@@ -131,29 +136,11 @@ pub(super) fn study_command(
     if dir.join(MEASUREMENTS_CSV).exists() {
         c.arg("--resume");
     }
-    c.args(side_args(args, true));
+    c.args(side_args(args, true, true));
     Ok(())
 }
 
-/// The folders of the suite's study steps but `of` that hold PRs.
-fn machine_code_folders(out: &Path, of: &str) -> Vec<PathBuf> {
-    clvscu::suite::STEPS
-        .iter()
-        .filter(|s| {
-            matches!(
-                s.kind,
-                StepKind::Study(_)
-                    | StepKind::StudyWithTable { .. }
-                    | StepKind::StudyWithBuiltinTables(_)
-            )
-        })
-        .map(|s| out.join(s.dir))
-        .filter(|d| !d.ends_with(of) && d.join(PRS_CSV).is_file())
-        .collect()
-}
-
-/// Why `explain` has no target in the step's folder: no PRs, or every fair PR within the
-/// parity band explain leaves alone.
+/// Why `explain` has no target in the step's folder: no PRs, or every fair PR within parity.
 fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
     let file = target.join(PRS_CSV);
     if !file.is_file() {
@@ -180,9 +167,9 @@ fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
     }))
 }
 
-/// Why a CPU step's child found no OpenCL CPU device, from its log. The suite asks the child
-/// rather than list devices itself: a process that has opened NVIDIA's OpenCL hides the GPU
-/// from the steps after it (seen on an H200: they fell back to PoCL).
+/// Why a CPU step's child found no OpenCL CPU device, from its log. The suite lists no devices
+/// itself: a process that opened NVIDIA's OpenCL hides the GPU from later steps (on an H200 they
+/// fell back to PoCL).
 pub(super) fn no_opencl_cpu(log: &str) -> Option<String> {
     let line = log
         .lines()
@@ -198,8 +185,8 @@ pub(super) fn no_opencl_cpu(log: &str) -> Option<String> {
     )
 }
 
-/// The suite's options for a CPU step: OpenCL alone on the first device that is not a GPU
-/// (the fake pair stays fake); the user's kernels folder and timeout still apply.
+/// A CPU step's options: OpenCL alone on the first device that is not a GPU (the fake pair
+/// stays fake); the kernels folder and timeout stay.
 pub(super) fn on_the_cpu(args: &SuiteArgs) -> SuiteArgs {
     let mut cpu = args.clone();
     if cpu.pair != Some(Pairing::Fake) {
@@ -218,23 +205,19 @@ pub(super) fn uses_cuda(args: &SuiteArgs) -> bool {
     )
 }
 
-/// `--pair` and the device options, passed on to a child.
-fn side_args(args: &SuiteArgs, with_timeout: bool) -> Vec<String> {
-    let mut v = Vec::new();
-    if let Some(pair) = args.pair.and_then(|p| p.to_possible_value()) {
-        v.extend(["--pair".to_string(), pair.get_name().to_string()]);
-    }
-    if let (true, Some(t)) = (with_timeout, args.timeout) {
-        v.extend(["--timeout".to_string(), t.to_string()]);
-    }
-    v.extend(device_args(args));
-    v
-}
-
-fn device_args(args: &SuiteArgs) -> Vec<String> {
+/// The device options, passed on to a child, after `--pair` (`with_pair`) and `--timeout`
+/// (`with_timeout`).
+fn side_args(args: &SuiteArgs, with_pair: bool, with_timeout: bool) -> Vec<String> {
     let d = &args.devices;
+    let pair = args.pair.filter(|_| with_pair);
+    let pair = pair.and_then(|p| p.to_possible_value());
     let kernels_dir = d.kernels_dir.as_ref().map(|k| k.display().to_string());
     [
+        ("--pair", pair.map(|p| p.get_name().to_string())),
+        (
+            "--timeout",
+            args.timeout.filter(|_| with_timeout).map(|t| t.to_string()),
+        ),
         ("--cl-device", d.cl_device.clone()),
         ("--cuda-device", d.cuda_device.clone()),
         ("--kernels-dir", kernels_dir),

@@ -1,5 +1,4 @@
-//! The terminal's tables: the kernel families, and the end of a run with a verdict per
-//! comparison; in Markdown's layout, so they paste into notes as they are.
+//! The terminal's tables (families, end of a run), in Markdown's layout to paste into notes.
 
 use comfy_table::{
     presets::ASCII_MARKDOWN, CellAlignment, ColumnConstraint, ContentArrangement, Table,
@@ -94,20 +93,16 @@ pub fn families() -> String {
             ],
             &[],
         );
+        let dash = |s: String| if s.is_empty() { "-".into() } else { s };
         for v in variants {
-            // No kernel of its own: the API's copy command, or a rule's pick (the about says).
-            let kernel = if v.kernel.is_empty() { "-" } else { v.kernel };
             t.add_row(vec![
                 v.name.to_string(),
                 mark(v).to_string(),
-                kernel.to_string(),
+                // No kernel of its own: the API's copy command, or a rule's pick (the about says).
+                dash(v.kernel.to_string()),
                 local_range(v),
                 group_rule(v.default_groups),
-                if v.unroll_points.is_empty() {
-                    "-".into()
-                } else {
-                    v.unroll_points.join(", ")
-                },
+                dash(v.unroll_points.join(", ")),
                 v.about.to_string(),
             ]);
         }
@@ -156,15 +151,14 @@ fn group_rule(rule: GroupRule) -> String {
     }
 }
 
-/// The tables printed at the end of a run: the measurements, the PRs with a verdict each, then
-/// the verdicts ([`verdicts`]). One-step experiments are left out unless `show_experiments`.
+/// The tables printed at the end of a run: the measurements, the PRs, then the [`verdicts`].
 pub fn end_of_run(
     measurements: &[MeasurementRow],
     prs: &[PrRow],
     sides: &[&DeviceInfo],
     show_experiments: bool,
 ) -> String {
-    // A one-step experiment is an internal pass of a larger kernel.
+    // One-step experiments (internal passes of a larger kernel) only with `show_experiments`.
     let shown = |family, variant: &str| {
         show_experiments || !families::find_variant(family, variant).is_ok_and(|v| v.experiment)
     };
@@ -199,8 +193,7 @@ pub fn end_of_run(
     out
 }
 
-/// "ran similarly" once for all that did, then a sentence for each comparison that did not,
-/// and a warning where a CI is too wide to conclude from.
+/// "ran similarly" once for all that did, a sentence for each other, a warning per too wide CI.
 fn verdicts(ps: &[&PrRow], ms: &[&MeasurementRow], sides: &[&DeviceInfo]) -> String {
     let similar = ps.iter().filter(|p| p.similar).count();
     let (a, b) = side_names(ps[0]);
@@ -286,7 +279,6 @@ fn side_names(p: &PrRow) -> (String, String) {
 
 fn pr_table(rows: &[&PrRow]) -> Table {
     let (a, b) = side_names(rows[0]);
-    // The unit every row shares is said once, in the heading above the table.
     let unit = shared_unit(rows.iter().map(|p| p.metric_unit.unit()));
     // The launch shape is on each comparison's progress line and in summary.md.
     let mut t = table(
@@ -367,8 +359,7 @@ fn too_wide(p: &PrRow) -> Option<String> {
     None
 }
 
-/// What widened a CI, from its comparison's measurements and the run's devices: each cause
-/// once, however many sides share it.
+/// What widened a CI, from its comparison's measurements and the run's devices, each cause once.
 fn causes(ms: &[&MeasurementRow], sides: &[&DeviceInfo]) -> String {
     let mut found: Vec<String> = Vec::new();
     for m in ms {

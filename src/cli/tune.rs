@@ -10,26 +10,12 @@ use clvscu::families::{FamilyId, Size};
 use clvscu::rows::StrategyKind;
 use clvscu::session::provenance::{record_after, GpuSnapshot};
 use clvscu::tune::cache::{Cache, Outcome};
-use clvscu::tune::provenance;
 use clvscu::tune::run::{Budget, EvalOptions, Evaluation, Side};
 use clvscu::tune::space::{space_def, SpaceKind};
-use clvscu::tune::{self, output, scope_of, TunePlan};
+use clvscu::tune::{self, output, provenance, scope_of, TunePlan};
 
 use crate::cli::args::{Pairing, TuneArgs, TunePairing};
 use crate::cli::setup::open_pair;
-
-/// The backends of `--pair`, as `run` opens them: a machine without CUDA still tunes its
-/// OpenCL device.
-fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Runtime>>> {
-    let pair = match args.pair {
-        TunePairing::OpenclCuda => Pairing::OpenclCuda,
-        TunePairing::Opencl => Pairing::Opencl,
-        TunePairing::Cuda => Pairing::Cuda,
-        TunePairing::Fake => Pairing::Fake,
-    };
-    let sides = open_pair(&args.devices, pair, None, ("tuning", "best-vs-best ratio"))?;
-    Ok(std::iter::once(sides.a).chain(sides.b).collect())
-}
 
 /// The target: the one given, or the first comparison of `--study` (whose kernel pairs the
 /// load registers, so that their names parse).
@@ -39,10 +25,9 @@ fn target_of(args: &TuneArgs) -> Result<String> {
         return Ok(t.clone());
     }
     let first = study.and_then(|s| s.comparisons.into_iter().next());
-    match first {
-        Some(c) => Ok(c.a.variant.full_name()),
-        None => bail!("give FAMILY/VARIANT, e.g. matvec/tuned"),
-    }
+    first
+        .map(|c| c.a.variant.full_name())
+        .context("give FAMILY/VARIANT, e.g. matvec/tuned")
 }
 
 pub fn run(args: TuneArgs) -> Result<i32> {
@@ -60,7 +45,15 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         };
         strategies.push(kind);
     }
-    let mut backends = open(&args)?;
+    // The backends of `--pair`, as `run` opens them: without CUDA, OpenCL alone.
+    let pair = match args.pair {
+        TunePairing::OpenclCuda => Pairing::OpenclCuda,
+        TunePairing::Opencl => Pairing::Opencl,
+        TunePairing::Cuda => Pairing::Cuda,
+        TunePairing::Fake => Pairing::Fake,
+    };
+    let sides = open_pair(&args.devices, pair, None, ("tuning", "best-vs-best ratio"))?;
+    let mut backends: Vec<Box<dyn Runtime>> = std::iter::once(sides.a).chain(sides.b).collect();
     let kind = match &args.space {
         Some(s) => s
             .parse::<SpaceKind>()
@@ -162,7 +155,6 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// The tune charts' subtitle: the devices and drivers tuned, and when.
 fn subtitle(infos: &[&clvscu::backend::DeviceInfo]) -> String {
     let mut devices: Vec<String> = Vec::new();
     let mut drivers: Vec<String> = Vec::new();
