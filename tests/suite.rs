@@ -307,9 +307,14 @@ fn start_slow_suite(out: &Path) -> std::process::Child {
         .spawn()
         .unwrap();
     let pid = child.id();
+    // A step's process, not a copy of the suite forked and not yet turned into the step.
+    let is_step = |p: &u32| {
+        let cmdline = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+        cmdline.split(|&b| b == 0).nth(1) != Some(b"suite".as_slice())
+    };
     assert!(
         common::within(std::time::Duration::from_secs(20), || {
-            !common::processes_naming(out, pid).is_empty()
+            common::processes_naming(out, pid).iter().any(is_step)
         }),
         "the suite started no step"
     );
@@ -371,11 +376,18 @@ fn a_resumed_step_keeps_its_first_attempt_s_log() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("resumed");
     let mut suite = start_slow_suite(&out);
+    let log = out.join("logs").join("table1.log");
+    // The step writes its log itself: stopped before it has, there is no first attempt to keep.
+    assert!(
+        common::within(std::time::Duration::from_secs(20), || {
+            std::fs::metadata(&log).is_ok_and(|m| m.len() > 0)
+        }),
+        "the step wrote nothing to its log in 20 s"
+    );
     // SAFETY: kill(2) on a child this test started and has not reaped.
     unsafe { libc::kill(suite.id() as libc::pid_t, libc::SIGINT) };
     assert_eq!(suite.wait().unwrap().code(), Some(130));
     assert_eq!(status_of(&out, "table1"), StepStatus::Interrupted);
-    let log = out.join("logs").join("table1.log");
     let first = std::fs::read_to_string(&log).unwrap();
     assert!(!first.is_empty(), "the first attempt wrote no log");
     // The resumed attempt stops at its cap of a second.
