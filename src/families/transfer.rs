@@ -5,8 +5,8 @@
 use crate::backend::{Arg, Direction, HostBufferId, HostMemory};
 use crate::families::family::{vectors, Family, FamilySpec, InputChoice, PlainCalls, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Ran, Step};
-use crate::families::reference::{self, Verification};
+use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Step};
+use crate::families::reference;
 use crate::families::variant::{bare, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
@@ -153,11 +153,6 @@ impl Family for Transfer {
             let _ = cx.backend.free_host(host);
         })
     }
-
-    /// A copy is exact.
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        inputs.check_copy(got)
-    }
 }
 
 #[cfg(test)]
@@ -167,6 +162,7 @@ mod tests {
     use crate::backend::LaunchShape;
     use crate::families::exec::{self, Inputs};
     use crate::families::find_variant;
+    use crate::families::reference::Verification;
     use crate::kernels::KernelSources;
     use crate::rows::Api;
     use crate::rows::FamilyId;
