@@ -21,8 +21,9 @@ use std::path::{Path, PathBuf};
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::families::matvec::rules::RuleTable;
 use clvscu::families::matvec::shapes::ROW_PACK;
-use clvscu::families::rule_tables::{Sweep, L2_BYTES, READ_CHECK_FLOATS};
+use clvscu::families::rule_tables::{Sweep, READ_CHECK_FLOATS};
 use clvscu::families::{FamilyId, Size};
+use clvscu::rows::L2_BYTES;
 use clvscu::study::{self, Study};
 
 const SWEEP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/shape-sweep.toml");

@@ -49,7 +49,6 @@ mod tests;
 pub mod rule_tables {
     pub use super::matvec::derive::{checks_markdown, Sweep, READ_CHECK_FLOATS};
     pub use super::matvec::rules::{check_env, file_name, table_files, RULES_ENV};
-    pub use crate::rows::L2_BYTES;
 }
 
 /// What a study declares of its own kernel pair, which [`register_user`] registers.
