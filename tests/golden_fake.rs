@@ -7,8 +7,8 @@ use std::sync::atomic::AtomicBool;
 
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::Api;
+use clvscu::export::store::CsvStore;
 use clvscu::kernels::KernelSources;
-use clvscu::session::store::CsvStore;
 use clvscu::session::{run_study_with, InputCache};
 use clvscu::study;
 

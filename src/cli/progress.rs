@@ -2,8 +2,8 @@
 
 use std::cell::RefCell;
 
+use clvscu::rows::ComparisonRows;
 use clvscu::rows::Status;
-use clvscu::session::store::ComparisonRows;
 use clvscu::session::Progress;
 use clvscu::terminal::printable;
 use indicatif::{ProgressBar, ProgressStyle};

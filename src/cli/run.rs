@@ -38,13 +38,16 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     // folder a run wrote and no run holds now is deleted: a mistyped --out costs no one's files.
     if args.force && !every_gpu && out.exists() {
         ensure!(
-            out.join(session::folder::IDENTITY_FILE).is_file(),
+            out.join(clvscu::export::folder::IDENTITY_FILE).is_file(),
             "--force: {} is not a run folder (it holds no {}); refusing to delete it: choose \
              another --out",
             out.display(),
-            session::folder::IDENTITY_FILE
+            clvscu::export::folder::IDENTITY_FILE
         );
-        drop(session::folder::lock(&out).with_context(|| format!("--force: {}", out.display()))?);
+        drop(
+            clvscu::export::folder::lock(&out)
+                .with_context(|| format!("--force: {}", out.display()))?,
+        );
         std::fs::remove_dir_all(&out)
             .with_context(|| format!("--force: cannot delete {}", out.display()))?;
     }
@@ -196,9 +199,10 @@ pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
 /// the study being read, or that is no plain file of its own.
 fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
     use clvscu::calibrate::REPORT_MD;
+    use clvscu::export::folder::{IDENTITY_FILE, LOCK_FILE};
     use clvscu::rows::{CALIBRATION_CSV, CALIBRATION_PR_CSV, PASSES_CSV, TIMINGS_CSV};
     use clvscu::rows::{MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV};
-    use clvscu::session::{folder::IDENTITY_FILE, folder::LOCK_FILE, run::STUDY_FILE};
+    use clvscu::session::run::STUDY_FILE;
     let mut owned: Vec<PathBuf> = [
         IDENTITY_FILE,
         LOCK_FILE,

@@ -21,7 +21,7 @@ fn end_now(code: i32) -> ! {
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
     // No destructor runs after _exit: the folder's lock file is removed here.
-    clvscu::session::folder::release_held_locks();
+    clvscu::export::folder::release_held_locks();
     // SAFETY: _exit only ends the process; nothing runs after it.
     unsafe { libc::_exit(code) }
 }

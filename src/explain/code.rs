@@ -110,7 +110,7 @@ fn store_texts(out: &Path, all: &[TargetTexts]) -> Result<Vec<TextRow>, ExportEr
     let mut written = BTreeSet::new();
     for t in all {
         for (api, text) in &t.texts {
-            let hash = crate::session::folder::short_hash(text.as_bytes());
+            let hash = crate::export::folder::short_hash(text.as_bytes());
             let file = format!("{PTX_DIR}/{hash}.ptx");
             if written.insert(file.clone()) {
                 let dir = out.join(PTX_DIR);

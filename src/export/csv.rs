@@ -275,19 +275,32 @@ impl<T: Serialize + CsvSchema> Existing<T> {
     }
 }
 
+/// The bytes of a file a run folder owns, none where it is missing. Checked before it is
+/// read: a FIFO would block the read forever, a device never end it.
+fn read_folder_file(path: &Path) -> Result<Vec<u8>, ExportError> {
+    super::safe::check_target(path)?;
+    match crate::input_file::read_capped(path, crate::input_file::RESULT_CAP) {
+        Ok(data) => Ok(data),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(io_err(path)(e)),
+    }
+}
+
+/// The rows of a file a run folder owns (none where it is missing or empty); the header must
+/// be exactly `T`'s.
+pub fn read_folder_rows<T: DeserializeOwned + CsvSchema>(
+    path: &Path,
+) -> Result<Vec<T>, ExportError> {
+    parse_rows_with(path, &read_folder_file(path)?, false)
+}
+
 /// Reads the rows of `path` (none where missing or empty) to append to: the header must be
 /// exactly `T`'s, and a non-empty file needs `resume`, so no run mixes into another's by accident.
 pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     resume: bool,
 ) -> Result<Existing<T>, ExportError> {
-    // Checked before it is read: a FIFO would block the read forever, a device never end it.
-    super::safe::check_target(path)?;
-    let data = match crate::input_file::read_capped(path, crate::input_file::RESULT_CAP) {
-        Ok(data) => data,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(io_err(path)(e)),
-    };
+    let data = read_folder_file(path)?;
     if !data.is_empty() && !resume {
         return Err(ExportError::OutputExists {
             path: path.to_path_buf(),

@@ -3,9 +3,11 @@
 //! every write goes through [`safe`], which never leaves a half-written file or follows a link.
 
 pub mod csv;
+pub mod folder;
 pub mod json;
 pub mod markdown;
 pub mod safe;
+pub mod store;
 
 use std::path::{Path, PathBuf};
 

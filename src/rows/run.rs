@@ -13,6 +13,14 @@ pub const SAMPLES_CSV: &str = "samples.csv";
 pub const TIMINGS_CSV: &str = "timings.csv";
 pub const PASSES_CSV: &str = "passes.csv";
 
+/// One comparison's rows: a measurement row per side, the timed sides' samples, a PR of two.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ComparisonRows {
+    pub measurements: Vec<MeasurementRow>,
+    pub samples: Vec<SampleRow>,
+    pub pr: Option<PrRow>,
+}
+
 /// One row per (configuration, API): everything needed to reproduce and to chart it. A column
 /// with a serde default is missing (read as empty, or as stated) in files written before it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,6 +122,17 @@ pub struct MeasurementRow {
     pub spill_bytes: Option<u64>,
     #[serde(default)]
     pub shared_bytes: Option<u64>,
+}
+
+impl MeasurementRow {
+    /// The row's metric for a time of `seconds` (its work over the time; NaN for no time).
+    pub fn metric_at(&self, seconds: f64) -> f64 {
+        if seconds > 0.0 {
+            self.metric_unit.work(self.bytes, self.flops) / seconds
+        } else {
+            f64::NAN
+        }
+    }
 }
 
 /// One row per comparison: the Performance Ratio and the fairness verdict.

@@ -11,7 +11,7 @@ use super::measure::{side_work, times, SidePlan, SideRun};
 use crate::backend::Seconds;
 use crate::calibrate::RESAMPLES;
 use crate::fairness::{self, SideSteps};
-use crate::rows::{Api, MeasurementRow, PrRow, SampleRow, Side, Status, TimerKind};
+use crate::rows::{Api, MeasurementRow, PrRow, SampleRow, Status, TimerKind};
 use crate::stats;
 use crate::study::{Comparison, Study};
 
@@ -138,11 +138,11 @@ fn fill_stats(row: &mut MeasurementRow, summary: Option<stats::Summary>, plan: &
     row.ci_lo_s = s.ci_lo;
     row.ci_hi_s = s.ci_hi;
     row.outliers = s.outliers as u32;
-    row.metric = metric_value(row, s.median);
+    row.metric = row.metric_at(s.median);
 
     // The slow end of the time CI is the low end of the metric CI.
-    row.metric_ci_lo = metric_value(row, s.ci_hi);
-    row.metric_ci_hi = metric_value(row, s.ci_lo);
+    row.metric_ci_lo = row.metric_at(s.ci_hi);
+    row.metric_ci_hi = row.metric_at(s.ci_lo);
 }
 
 /// The median of the values an API gave; `None` (an empty cell) when it gave none, as CUDA.
@@ -153,14 +153,6 @@ fn median_of(values: impl Iterator<Item = Option<Seconds>>) -> Option<f64> {
         .filter(|x| x.is_finite())
         .collect();
     stats::median(&v)
-}
-
-fn metric_value(row: &MeasurementRow, seconds: f64) -> f64 {
-    if seconds > 0.0 {
-        row.metric_unit.work(row.bytes, row.flops) / seconds
-    } else {
-        f64::NAN
-    }
 }
 
 /// Whose front end made the program a side runs: its own API's, or (`Other`) the other API's.
@@ -341,66 +333,4 @@ pub fn pr_row(
         sweep_param: c.sweep_param.clone(),
         sweep_value: c.sweep_value.clone(),
     })
-}
-
-/// What a resumed comparison's rows say that its samples do not (each side's median time and
-/// metric, and the PR, derived again as a run derives them); `None` when they agree.
-pub fn disagreement(
-    measurements: &[&MeasurementRow],
-    samples: &[&SampleRow],
-    pr: Option<&PrRow>,
-) -> Option<String> {
-    let mut times_of = Vec::new();
-    // A run writes side A's measurement row first.
-    for (m, side) in measurements.iter().zip([Side::A, Side::B]) {
-        let times: Vec<f64> = samples
-            .iter()
-            .filter(|s| s.side == side && s.timer == m.timer)
-            .map(|s| s.seconds)
-            .filter(|x| x.is_finite() && *x > 0.0)
-            .collect();
-        if times.len() != m.reps as usize {
-            return Some(format!(
-                "{} row counts {} repetitions, its samples {}",
-                m.api,
-                m.reps,
-                times.len()
-            ));
-        }
-        // Point values only: the bootstrap would cost seconds a comparison and check no more.
-        let Some(median) = stats::median(&times) else {
-            return Some(format!("{} has no usable sample", m.api));
-        };
-        if !same(m.median_s, median) {
-            return Some(format!(
-                "{} median {:e} s, its samples give {:e} s",
-                m.api, m.median_s, median
-            ));
-        }
-        if !same(m.metric, metric_value(m, median)) {
-            return Some(format!(
-                "{} metric {}, its samples give {}",
-                m.api,
-                m.metric,
-                metric_value(m, median)
-            ));
-        }
-        times_of.push(times);
-    }
-    let (Some(p), [a, b], [ta, tb]) = (pr, measurements, times_of.as_slice()) else {
-        return None;
-    };
-    let work = |m: &MeasurementRow| m.metric_unit.work(m.bytes, m.flops);
-    match stats::point_ratio(ta, work(a), tb, work(b)) {
-        Some(r) if same(p.pr, r) && same(p.metric_a, a.metric) && same(p.metric_b, b.metric) => {
-            None
-        }
-        Some(r) => Some(format!("PR {}, its samples give {}", p.pr, r)),
-        None => Some(format!("PR {}, its samples give none", p.pr)),
-    }
-}
-
-/// Equal up to the last bits a CSV round trip may change.
-fn same(stored: f64, derived: f64) -> bool {
-    stored == derived || (stored - derived).abs() <= 1e-9 * derived.abs().max(f64::MIN_POSITIVE)
 }

@@ -6,8 +6,8 @@ mod adaptive;
 mod ahead;
 pub mod analysis;
 mod auto;
-pub mod folder;
 pub mod host;
+pub mod identity;
 pub mod measure;
 pub mod nvml;
 mod plan;
@@ -15,7 +15,6 @@ pub mod provenance;
 pub mod run;
 pub mod run_folder;
 pub mod sizing;
-pub mod store;
 pub mod timings;
 pub mod watchdog;
 
@@ -25,15 +24,15 @@ mod tests;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::backend::Runtime;
+use crate::export::store::Sink;
 use crate::export::ExportError;
 use crate::families::exec::SideConfig;
 use crate::kernels::KernelSources;
-use crate::rows::{MeasurementRow, PrRow, Side, Status, TimingRow};
+use crate::rows::{ComparisonRows, MeasurementRow, PrRow, Side, Status, TimingRow};
 use crate::study::{Comparison, ExpectedRefusal, Resolved, Study};
 use analysis::RowContext;
 pub use measure::InputCache;
 use measure::SidePlan;
-use store::{ComparisonRows, Sink};
 
 /// What a study's run tells whoever shows its progress (a bar, a line per comparison).
 pub enum Progress<'r> {

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use super::folder::FolderError;
 use crate::backend::{DeviceInfo, Runtime};
+use crate::export::folder::FolderError;
 use crate::export::ExportError;
 use crate::study::Study;
 

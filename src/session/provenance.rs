@@ -3,34 +3,19 @@
 
 use super::host;
 use crate::backend::DeviceInfo;
+use crate::export::folder::{hostname, sha256_prefix};
 use crate::export::json::{DeviceProvenance, GpuState, Provenance};
 use crate::kernels::{self, KernelSources};
 use crate::rows::Api;
 use crate::study::Study;
-use sha2::{Digest, Sha256};
 
 /// The git commit the binary was built from (`-dirty` when the tree had changes).
 pub const GIT_COMMIT: &str = env!("CLVSCU_GIT_COMMIT");
-
-pub(crate) fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into())
-}
 
 /// SHA-256 of the kernel's source file text (prelude excluded), first 12 hex digits.
 pub fn source_hash(sources: &KernelSources, api: Api, stem: &str) -> String {
     let text = sources.file(api, stem).unwrap_or_default();
     sha256_prefix(text.as_bytes(), 12)
-}
-
-/// SHA-256 of `bytes`, its first `digits` hex digits (an even count up to 64).
-pub(crate) fn sha256_prefix(bytes: &[u8], digits: usize) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .take(digits / 2)
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// The GPUs' state at one moment from NVML: a line per GPU (or why there is none), the numbers.

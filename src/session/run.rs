@@ -10,9 +10,7 @@ use super::{run_study_with, timings, InputCache, RunContext, RunSummary};
 use crate::backend::Runtime;
 use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::csv::{read_rows, read_rows_if_file};
-use crate::export::markdown;
-use crate::kernels::KernelSources;
-use crate::rows::{MeasurementRow, PassRow, PrRow, Status, PASSES_CSV};
+use crate::rows::{PassRow, Status, PASSES_CSV};
 use crate::soak;
 use crate::study::Study;
 
@@ -36,44 +34,12 @@ pub struct RunReport {
     pub remeasured: Vec<String>,
 }
 
-/// Refuses a comparison before the folder is touched or any input made: a define naming an
-/// identifier of either API's program other than a knob, or a problem that cannot fit in its
-/// side's device memory or in host memory.
-fn check_comparisons(
-    study: &Study,
-    sides: &Sides,
-    sources: &KernelSources,
-) -> Result<(), SessionError> {
-    let infos = sides.infos();
-    for c in &study.comparisons {
-        let refused = |reason: String| SessionError::Refused {
-            study: study.file.clone(),
-            comparison: c.id.clone(),
-            reason,
-        };
-        for (i, settings) in [&c.a, &c.b].into_iter().enumerate() {
-            // A side that does not run needs no room.
-            if let Some(info) = infos.get(i) {
-                crate::families::fits::check(settings.family, settings.size, info)
-                    .map_err(|e| refused(e.to_string()))?;
-            }
-            if !settings.defines.is_empty() {
-                sources
-                    .check_defines(settings.family.file(), settings.defines.keys())
-                    .map_err(|e| refused(e.to_string()))?;
-            }
-        }
-    }
-    Ok(())
-}
-
 pub fn execute(
     plan: &RunPlan,
     sides: &mut Sides,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<RunReport, SessionError> {
     let ctx = &plan.context;
-    check_comparisons(&plan.study, sides, ctx.sources)?;
     let mut folder = RunFolder::open(plan, sides)?;
     on_event(Event::Started {
         study: &plan.study,
@@ -85,14 +51,7 @@ pub fn execute(
     folder.save_provenance()?;
     let summary = run_passes(plan, sides, &mut folder, ctx, on_event)?;
     let line = timings::summary_line(&summary, calibration_s, wall.elapsed().as_secs_f64());
-    let (measurements, prs) = folder.rows_with(&summary.measurements, &summary.prs);
-    let text = summary_text(
-        &plan.study,
-        (&measurements, &prs),
-        &summary,
-        calibration.as_ref(),
-    );
-    folder.close(&text, &summary.timings, line)?;
+    folder.close(&plan.study, &summary, calibration.as_ref(), line)?;
     Ok(RunReport {
         remeasured: folder.store.remeasured.clone(),
         summary,
@@ -201,34 +160,4 @@ fn run_passes(
         }
     }
     Ok(all)
-}
-
-/// `summary.md`: the folder's tables, the refusals the study expects and the calibration.
-fn summary_text(
-    study: &Study,
-    (measurements, prs): (&[MeasurementRow], &[PrRow]),
-    all: &RunSummary,
-    calibration: Option<&Calibration>,
-) -> String {
-    let mut text = format!(
-        "# clvscu run: {}\n\n{}\n\n## Measurements\n\n{}\n\n## Performance Ratio\n\n{}\n",
-        study.name,
-        study.description,
-        markdown::measurement_table(measurements),
-        markdown::pr_table(prs)
-    );
-    if !all.refused_as_expected.is_empty() {
-        text.push_str("\n## Refused as the study expects\n\nLaunches the driver refused by the API's own rule, as the study's `expect` says: recorded as the driver answered, in no PR, and no failure of the run.\n\n");
-        for r in &all.refused_as_expected {
-            text.push_str(&format!("- {r}\n"));
-        }
-    }
-    if let Some(c) = calibration {
-        text.push_str(&format!(
-            "\n# Runtime calibration\n\n{}\n\n{}",
-            calibrate::verdict(c),
-            calibrate::markdown(c)
-        ));
-    }
-    text
 }

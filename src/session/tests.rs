@@ -7,12 +7,13 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::run::{execute, Event, RunPlan, Sides};
-use super::store::{ComparisonRows, CsvStore, Sink};
 use super::{run_study_with, InputCache, Outcome, RunContext, RunSummary};
 use crate::backend::fake::{FakeBackend, FakeScript, FAKE_PLATFORM};
+use crate::export::store::{CsvStore, Sink};
 use crate::export::ExportError;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
+use crate::rows::ComparisonRows;
 use crate::rows::{MeasurementRow, Side, Status, TimerKind};
 use crate::rows::{MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV};
 use crate::study::{self, Study};
@@ -790,7 +791,7 @@ fn a_resume_of_another_study_size_or_pair_is_refused_naming_the_difference() {
 fn a_folder_with_rows_but_no_identity_is_not_resumed() {
     let folder = Folder::new();
     folder.run(study(TWO), false, fake_sides()).unwrap();
-    std::fs::remove_file(folder.path().join(super::folder::IDENTITY_FILE)).unwrap();
+    std::fs::remove_file(folder.path().join(crate::export::folder::IDENTITY_FILE)).unwrap();
     let e = folder.run(study(TWO), true, fake_sides());
     assert!(e.err().unwrap().to_string().contains("no folder.json"));
 }
@@ -798,7 +799,7 @@ fn a_folder_with_rows_but_no_identity_is_not_resumed() {
 #[test]
 fn a_locked_folder_is_refused_naming_the_holder() {
     let folder = Folder::new();
-    let held = super::folder::lock(folder.path()).unwrap();
+    let held = crate::export::folder::lock(folder.path()).unwrap();
     let e = folder.run(study(TWO), false, fake_sides());
     let e = e.err().unwrap().to_string();
     assert!(
@@ -813,10 +814,10 @@ fn a_locked_folder_is_refused_naming_the_holder() {
 #[test]
 fn the_lock_goes_with_its_run_and_a_stale_one_is_taken_over() {
     let folder = Folder::new();
-    let lock_file = folder.path().join(super::folder::LOCK_FILE);
+    let lock_file = folder.path().join(crate::export::folder::LOCK_FILE);
     // Left by a killed run: a file whose advisory lock died with its process.
     std::fs::write(&lock_file, "pid 999999 on gone since 2020").unwrap();
-    let held = super::folder::lock(folder.path()).unwrap();
+    let held = crate::export::folder::lock(folder.path()).unwrap();
     let text = std::fs::read_to_string(&lock_file).unwrap();
     assert!(
         text.contains(&format!("pid {}", std::process::id())),
@@ -831,11 +832,11 @@ fn the_lock_goes_with_its_run_and_a_stale_one_is_taken_over() {
 #[test]
 fn a_deleted_or_replaced_lock_stops_every_later_write() {
     let folder = Folder::new();
-    let lock_file = folder.path().join(super::folder::LOCK_FILE);
-    let held = super::folder::lock(folder.path()).unwrap();
+    let lock_file = folder.path().join(crate::export::folder::LOCK_FILE);
+    let held = crate::export::folder::lock(folder.path()).unwrap();
     let check = held.0.check.clone();
     assert!(check.still_held().is_ok());
-    let guards = super::store::Guards {
+    let guards = crate::export::store::Guards {
         identity: None,
         lock: Some(check.clone()),
     };
@@ -844,7 +845,7 @@ fn a_deleted_or_replaced_lock_stops_every_later_write() {
     let e = store.record(&ComparisonRows::default()).unwrap_err();
     assert!(matches!(e, ExportError::LockLost { .. }), "{e}");
     // Another run's lock in its place is no better.
-    let other = super::folder::lock(folder.path()).unwrap();
+    let other = crate::export::folder::lock(folder.path()).unwrap();
     assert!(check.still_held().is_err());
     let before = std::fs::read(folder.path().join(SAMPLES_CSV)).unwrap();
     assert!(store.record(&ComparisonRows::default()).is_err());
@@ -1516,8 +1517,8 @@ fn an_expectation_leaves_the_study_hash_as_it_is() {
     let without = exact_fill("");
     assert_ne!(with.comparisons, without.comparisons);
     assert_eq!(
-        super::folder::study_hash(&with),
-        super::folder::study_hash(&without)
+        super::identity::study_hash(&with),
+        super::identity::study_hash(&without)
     );
 }
 
@@ -1552,6 +1553,32 @@ fn one_sample_per_side_gives_no_ci_and_no_verdict() {
     ));
     assert!(summary.prs[0].pr_ci_lo.is_finite() && summary.prs[0].pr_ci_hi.is_finite());
     assert!(summary.measurements.iter().all(|m| m.ci_lo_s.is_finite()));
+}
+
+/// A resume whose earlier `timings.csv` cannot be read still runs: the file then holds this
+/// run's rows only, and the resume's provenance says why.
+#[test]
+fn a_resume_with_an_unreadable_timings_file_writes_its_own_rows_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    let p = plan(study(TWO), dir.path(), false, 1, &sources, &flag);
+    execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    let path = dir.path().join(crate::rows::TIMINGS_CSV);
+    std::fs::write(&path, "not,a,timings,header\n1,2,3,4\n").unwrap();
+    delete_rows(dir.path(), MEASUREMENTS_CSV, "matvec/tuned", false);
+    let p = plan(study(TWO), dir.path(), true, 1, &sources, &flag);
+    let report = execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    assert_eq!(report.summary.skipped, 1);
+    let after: Vec<crate::rows::TimingRow> = crate::export::csv::read_rows(&path).unwrap();
+    assert_eq!(after, report.summary.timings);
+    let provenance = std::fs::read_to_string(dir.path().join("provenance-resume-1.json")).unwrap();
+    assert!(
+        provenance.contains(
+            "the earlier timings.csv is unreadable, so it now holds this run's rows only"
+        ),
+        "{provenance}"
+    );
 }
 
 /// A resume keeps `timings.csv`'s rows of the comparisons it found whole (it measured nothing

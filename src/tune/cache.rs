@@ -89,7 +89,7 @@ fn checksum(key: &str, outcome: &Outcome) -> String {
         "{key}\n{}",
         serde_json::to_string(outcome).unwrap_or_default()
     );
-    crate::session::folder::short_hash(text.as_bytes())
+    crate::export::folder::short_hash(text.as_bytes())
 }
 
 impl File {

@@ -272,7 +272,7 @@ pub fn scope_of(
     size: Size,
 ) -> Result<Scope, TuneError> {
     let program = sources.program(backend.api(), def.family.file())?;
-    let hash = crate::session::folder::short_hash(program.as_bytes());
+    let hash = crate::export::folder::short_hash(program.as_bytes());
     let (device, target) = (backend.info(), run::target_name(def.family, def.name));
     Ok(Scope {
         text: format!(

@@ -1,20 +1,19 @@
-//! An output folder knows what it is and who is writing it: `folder.json`, which a resume
-//! must match so that rows of two different experiments never meet in one folder, and
-//! `.clvscu.lock`, held (an advisory lock) for the whole run.
+//! A run folder's own files, as files: `folder.json` (what the folder holds, which a resume
+//! must match so that rows of two different experiments never meet in one folder),
+//! `.clvscu.lock` (held, an advisory lock, for the whole run), which files hold rows and what the
+//! provenance file of a first run or a resume is called. What the identity says of a study is
+//! the session's to compute; here it is compared, read and written.
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
-use super::provenance::GIT_COMMIT;
-use crate::backend::DeviceInfo;
-use crate::export::safe::{self, FileLock, LockCheck, Taken};
-use crate::export::ExportError;
-use crate::kernels::KernelSources;
-use crate::rows::Api;
-use crate::study::Study;
+use super::safe::{self, FileLock, LockCheck, Taken};
+use super::ExportError;
+use crate::rows::{MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV};
 
 pub const IDENTITY_FILE: &str = "folder.json";
 pub const LOCK_FILE: &str = ".clvscu.lock";
@@ -35,7 +34,7 @@ pub struct FolderIdentity {
     /// embedded ones): one folder never mixes two programs.
     #[serde(default)]
     pub kernels: String,
-    /// Each kernel file's [`source_hash`](super::provenance::source_hash) by its name
+    /// Each kernel file's `source_hash` (12 hex digits) by its name
     /// (`kernels_cl/matvec.cl`): a refused resume names the edited one. Not in older folders.
     #[serde(default)]
     pub kernel_files: BTreeMap<String, String>,
@@ -43,42 +42,13 @@ pub struct FolderIdentity {
     /// rows that are what a run wrote.
     #[serde(default)]
     pub rows: BTreeMap<String, String>,
-    /// Each other source file read from disk ([`file_hashes`]) by path: a resume after one is
+    /// Each other source file read from disk (a study's own kernel pairs, the rule tables) by path: a resume after one is
     /// edited is refused naming it.
     #[serde(default)]
     pub files: BTreeMap<String, String>,
 }
 
 impl FolderIdentity {
-    pub fn of(
-        study: &Study,
-        sides: &[&DeviceInfo],
-        passes: u32,
-        sources: &KernelSources,
-    ) -> FolderIdentity {
-        let (kernels, kernel_files) = kernel_hashes(sources);
-        FolderIdentity {
-            study: study.name.clone(),
-            study_hash: study_hash(study),
-            sides: sides
-                .iter()
-                .zip(["A", "B"])
-                .map(|(d, side)| {
-                    format!(
-                        "{side}: {} {} [{}] driver {}",
-                        d.api, d.name, d.platform, d.driver_version
-                    )
-                })
-                .collect(),
-            passes,
-            binary: GIT_COMMIT.to_string(),
-            kernels,
-            kernel_files,
-            rows: BTreeMap::new(),
-            files: file_hashes(),
-        }
-    }
-
     /// Every field that differs from `other`, as `field: this vs other`.
     pub fn differences(&self, other: &FolderIdentity) -> Vec<String> {
         let mut out = Vec::new();
@@ -131,57 +101,25 @@ impl FolderIdentity {
     }
 }
 
-/// The hash of everything a study resolves to: the same for one study file and binary.
-pub fn study_hash(study: &Study) -> String {
-    // What the study expects a driver to refuse changes no measurement: left out, so that
-    // adding or dropping an expectation keeps a folder resumable.
-    let measured: Vec<_> = study
-        .comparisons
-        .iter()
-        .map(|c| crate::study::Comparison {
-            expected_refusal: None,
-            ..c.clone()
-        })
-        .collect();
-    let text = format!("{}\n{:?}", study.name, measured);
-    short_hash(text.as_bytes())
-}
-
-/// The hash of all kernel files on both APIs (a missing one counts as empty), and each one's.
-fn kernel_hashes(sources: &KernelSources) -> (String, BTreeMap<String, String>) {
-    let (mut text, mut files) = (String::new(), BTreeMap::new());
-    for stem in crate::kernels::stems() {
-        for api in [Api::OpenCl, Api::Cuda] {
-            let hash = super::provenance::source_hash(sources, api, stem);
-            text.push_str(&format!("{stem} {api} {hash}\n"));
-            files.insert(crate::kernels::file_name(api, stem), hash);
-        }
-    }
-    (short_hash(text.as_bytes()), files)
-}
-
-/// Every other source file this run reads from disk (a study's own kernel pairs, the rule
-/// tables `CLVSCU_MATVEC_RULES` names) by path, with its hash; `unreadable` for a file that
-/// cannot be read (the run that needs it stops with the reason).
-pub fn file_hashes() -> BTreeMap<String, String> {
-    let mut out: BTreeMap<String, String> = crate::kernels::files_read()
-        .into_iter()
-        .map(|(path, text)| (path, short_hash(text.as_bytes())))
-        .collect();
-    use crate::families::rule_tables as rules;
-    if let Some(path) = std::env::var_os(rules::RULES_ENV) {
-        for file in rules::table_files(std::path::Path::new(&path)).unwrap_or_default() {
-            let hash = crate::input_file::read_capped(&file, crate::input_file::STUDY_CAP)
-                .map_or("unreadable".to_string(), |b| short_hash(&b));
-            out.insert(file.display().to_string(), hash);
-        }
-    }
-    out
-}
-
 /// SHA-256 of `bytes`, first 16 hex digits.
 pub fn short_hash(bytes: &[u8]) -> String {
-    super::provenance::sha256_prefix(bytes, 16)
+    sha256_prefix(bytes, 16)
+}
+
+/// SHA-256 of `bytes`, its first `digits` hex digits (an even count up to 64).
+pub fn sha256_prefix(bytes: &[u8], digits: usize) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .take(digits / 2)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// This machine's name, for the lock's holder line and the provenance.
+pub fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// Why a folder cannot be used for this run.
@@ -217,7 +155,7 @@ pub fn check_identity(
     let path = dir.join(IDENTITY_FILE);
     if resume && path.exists() {
         let text = crate::input_file::read_text_capped(&path, crate::input_file::RESULT_CAP)
-            .map_err(crate::export::io_err(&path))?;
+            .map_err(super::io_err(&path))?;
         let stored: FolderIdentity =
             serde_json::from_str(&text).map_err(|e| ExportError::Json {
                 path: path.clone(),
@@ -254,7 +192,7 @@ pub fn release_held_locks() {
 
 /// The folder's lock, held until dropped; the lock file goes with it.
 #[derive(Debug)]
-pub struct FolderLock(pub(super) FileLock);
+pub struct FolderLock(pub(crate) FileLock);
 
 impl Drop for FolderLock {
     /// Leaves the held-locks list; the lock file then goes with the [`FileLock`].
@@ -270,7 +208,7 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
     let me = format!(
         "pid {} on {} since {}",
         std::process::id(),
-        super::provenance::hostname(),
+        hostname(),
         chrono::Utc::now().to_rfc3339()
     );
     let holder = match safe::take_lock(&dir.join(LOCK_FILE), Some(&me), 10)? {
@@ -295,4 +233,23 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
         dir: dir.to_path_buf(),
         holder,
     })
+}
+
+/// Whether any result CSV of the folder has content.
+pub fn holds_rows(dir: &Path) -> bool {
+    [MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV]
+        .iter()
+        .any(|f| std::fs::metadata(dir.join(f)).is_ok_and(|m| m.len() > 0))
+}
+
+/// `provenance.json` for the first run; `provenance-resume-N.json` for the N-th resume.
+pub fn provenance_path(dir: &Path, resume: bool) -> PathBuf {
+    let first = dir.join("provenance.json");
+    if !resume || !first.exists() {
+        return first;
+    }
+    (1..)
+        .map(|n| dir.join(format!("provenance-resume-{n}.json")))
+        .find(|p| !p.exists())
+        .unwrap_or(first)
 }

@@ -1,24 +1,17 @@
 //! Where a session's rows go: a [`Sink`] takes each finished comparison as a unit. The CSV
 //! store is the durable one (resume reads it back); the session's tests keep rows in memory.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use super::csv::{read_folder_rows, read_to_append, render_with, CsvAppender, Existing};
 use super::folder::{short_hash, FolderIdentity, IDENTITY_FILE};
-use crate::export::csv::{read_to_append, render_with, CsvAppender, Existing};
-use crate::export::json::write_json_atomic;
-use crate::export::safe::{self, LockCheck};
-use crate::export::ExportError;
-use crate::rows::{MeasurementRow, PrRow, SampleRow, Status};
-use crate::rows::{MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV};
-
-/// One comparison's rows: a measurement row per side, the timed sides' samples, a PR of two.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ComparisonRows {
-    pub measurements: Vec<MeasurementRow>,
-    pub samples: Vec<SampleRow>,
-    pub pr: Option<PrRow>,
-}
+use super::json::write_json_atomic;
+use super::safe::{self, LockCheck};
+use super::ExportError;
+use crate::rows::{ComparisonRows, MeasurementRow, PrRow, SampleRow, Side, Status};
+use crate::rows::{TimingRow, MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV, TIMINGS_CSV};
+use crate::stats;
 
 pub trait Sink {
     /// How many sides of `comparison` are already stored (so `--resume` skips it).
@@ -41,9 +34,12 @@ pub struct CsvStore {
     /// What `--resume` skips.
     done: Done,
     /// Comparisons of a resumed folder that were incomplete or had failed, and why.
-    pub(super) remeasured: Vec<String>,
+    pub remeasured: Vec<String>,
     /// The measurement and PR rows a resumed folder already held and keeps, in file order.
-    pub(super) kept: (Vec<MeasurementRow>, Vec<PrRow>),
+    pub kept: (Vec<MeasurementRow>, Vec<PrRow>),
+    /// The earlier `timings.csv` rows of the kept comparisons, in file order (the file is
+    /// rewritten whole at the run's end), or why they cannot be read.
+    pub kept_timings: Result<Vec<TimingRow>, ExportError>,
     guards: Guards,
 }
 
@@ -98,6 +94,7 @@ impl CsvStore {
             samples,
             done,
             remeasured,
+            kept_timings: kept_timings(dir, &kept.measurements.rows),
             kept: (kept.measurements.rows, kept.prs.rows),
             guards,
         })
@@ -153,6 +150,81 @@ impl Sink for CsvStore {
     }
 }
 
+/// The earlier timing rows of the comparisons in `kept`; none are read where none are kept.
+fn kept_timings(dir: &Path, kept: &[MeasurementRow]) -> Result<Vec<TimingRow>, ExportError> {
+    let names: BTreeSet<&str> = kept.iter().map(|m| m.comparison.as_str()).collect();
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let earlier: Vec<TimingRow> = read_folder_rows(&dir.join(TIMINGS_CSV))?;
+    Ok(earlier
+        .into_iter()
+        .filter(|t| names.contains(t.comparison.as_str()))
+        .collect())
+}
+
+/// What a resumed comparison's rows say that its samples do not (each side's median time and
+/// metric, and the PR, derived again as a run derives them); `None` when they agree.
+fn disagreement(
+    measurements: &[&MeasurementRow],
+    samples: &[&SampleRow],
+    pr: Option<&PrRow>,
+) -> Option<String> {
+    let mut times_of = Vec::new();
+    // A run writes side A's measurement row first.
+    for (m, side) in measurements.iter().zip([Side::A, Side::B]) {
+        let times: Vec<f64> = samples
+            .iter()
+            .filter(|s| s.side == side && s.timer == m.timer)
+            .map(|s| s.seconds)
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .collect();
+        if times.len() != m.reps as usize {
+            return Some(format!(
+                "{} row counts {} repetitions, its samples {}",
+                m.api,
+                m.reps,
+                times.len()
+            ));
+        }
+        // Point values only: the bootstrap would cost seconds a comparison and check no more.
+        let Some(median) = stats::median(&times) else {
+            return Some(format!("{} has no usable sample", m.api));
+        };
+        if !same(m.median_s, median) {
+            return Some(format!(
+                "{} median {:e} s, its samples give {:e} s",
+                m.api, m.median_s, median
+            ));
+        }
+        if !same(m.metric, m.metric_at(median)) {
+            return Some(format!(
+                "{} metric {}, its samples give {}",
+                m.api,
+                m.metric,
+                m.metric_at(median)
+            ));
+        }
+        times_of.push(times);
+    }
+    let (Some(p), [a, b], [ta, tb]) = (pr, measurements, times_of.as_slice()) else {
+        return None;
+    };
+    let work = |m: &MeasurementRow| m.metric_unit.work(m.bytes, m.flops);
+    match stats::point_ratio(ta, work(a), tb, work(b)) {
+        Some(r) if same(p.pr, r) && same(p.metric_a, a.metric) && same(p.metric_b, b.metric) => {
+            None
+        }
+        Some(r) => Some(format!("PR {}, its samples give {}", p.pr, r)),
+        None => Some(format!("PR {}, its samples give none", p.pr)),
+    }
+}
+
+/// Equal up to the last bits a CSV round trip may change.
+fn same(stored: f64, derived: f64) -> bool {
+    stored == derived || (stored - derived).abs() <= 1e-9 * derived.abs().max(f64::MIN_POSITIVE)
+}
+
 /// The hash of one comparison's rows as the CSV files hold them: samples, PR, measurements.
 fn rows_hash(
     measurements: &[impl serde::Serialize],
@@ -192,7 +264,7 @@ fn verify(
                 "no run of this folder wrote it ({IDENTITY_FILE} records no rows of it)"
             )));
         };
-        if let Some(what) = super::analysis::disagreement(m, s, p) {
+        if let Some(what) = disagreement(m, s, p) {
             return Err(refuse(format!(
                 "its rows disagree with its samples: {what}"
             )));
