@@ -2,13 +2,13 @@
 //! only: one code path for OpenCL and CUDA, below every runner (session, tune, calibrate). Each
 //! family says through the `Family` trait what its inputs, buffers, steps and reference are.
 
-use crate::backend::{BufferId, CompileRequest, KernelId, ProgramId, Runtime, Timing};
+use crate::backend::{BufferId, CompileRequest, DeviceInfo, KernelId, ProgramId, Runtime, Timing};
 use crate::families::family::bad_size;
 use crate::families::matrix::MatrixSource;
 use crate::families::plan::{Build, Built, Place, Ran, Step};
 pub use crate::families::plan::{ExecError, Inputs, SideConfig};
 use crate::families::reference::{self, Verification};
-use crate::families::{self, FamilyId, InputChoice, Size, Variant};
+use crate::families::{self, fits, FamilyId, InputChoice, Size, Variant};
 use crate::kernels::KernelSources;
 use crate::rows::{Api, Seconds};
 
@@ -41,27 +41,14 @@ pub struct Prepared {
     ran: Ran,
 }
 
-/// Refuse a problem that cannot fit on the device before anything is allocated.
-fn check_memory(
-    backend: &dyn Runtime,
-    variant: &Variant,
-    inputs: &Inputs,
-) -> Result<(), ExecError> {
-    let info = backend.info();
-    let ints: usize = inputs.ints.iter().map(Vec::len).sum();
-    let bytes =
-        (inputs.a.len() as u64 + inputs.b.len() as u64 + ints as u64 + inputs.size.rows) * 4;
-    if info.global_mem_bytes > 0 && bytes > info.global_mem_bytes {
-        return Err(bad_size(
-            variant,
-            format!(
-                "size {} needs about {bytes} bytes; {} has {} bytes of device memory",
-                inputs.size, info.name, info.global_mem_bytes
-            ),
-        )
-        .into());
-    }
-    Ok(())
+/// Refuse a problem that cannot fit on the device before anything is allocated: the family's
+/// footprint against the device's memory and largest allocation, as every runner checks it
+/// before it makes the inputs ([`fits::check`]), here also for those that do not (`run_once`).
+fn check_memory(device: &DeviceInfo, variant: &Variant, inputs: &Inputs) -> Result<(), ExecError> {
+    let words = inputs.a.len() + inputs.b.len() + inputs.ints.iter().map(Vec::len).sum::<usize>();
+    let uploaded = (words as u64).saturating_mul(4);
+    fits::check_device(variant.family, inputs.size, device, uploaded)
+        .map_err(|e| bad_size(variant, e).into())
 }
 
 /// Compile the variant and stage its inputs on the device.
@@ -92,7 +79,7 @@ pub fn prepare_with_program(
     family.check_size(variant, inputs.size)?;
     family.check_local(variant, side.shape.local)?;
     family.check_launch(variant, inputs.size, side)?;
-    check_memory(backend, variant, inputs)?;
+    check_memory(backend.info(), variant, inputs)?;
     let (program, kernel, program_text) = if variant.kernel.is_empty() {
         (None, None, None)
     } else {
@@ -301,5 +288,114 @@ pub fn release(backend: &mut dyn Runtime, p: Prepared) {
     }
     for h in p.built.hosts {
         let _ = backend.free_host(h);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::families::matrix::Csr;
+    use crate::families::WorkloadError;
+
+    fn device(memory: u64, largest: u64) -> DeviceInfo {
+        DeviceInfo {
+            name: "dev".into(),
+            global_mem_bytes: memory,
+            max_alloc_bytes: largest,
+            is_gpu: true,
+            ..DeviceInfo::default()
+        }
+    }
+
+    /// SGEMM at 256, whose three matrices (786432 bytes) are more than its inputs and one row
+    /// of output (525312 bytes): what a run refuses before it makes the inputs.
+    fn sgemm() -> (&'static Variant, Inputs) {
+        let v = &families::get(FamilyId::Sgemm).variants()[0];
+        (
+            v,
+            Inputs::of_variant(v, Size::vector(256), 1, &MatrixSource::Uniform),
+        )
+    }
+
+    /// A refusal of the size, as a row records it: launch-failed, not build-failed.
+    fn refusal(e: ExecError) -> String {
+        assert!(
+            matches!(e, ExecError::Workload(WorkloadError::BadProblem { .. })) && !e.is_build(),
+            "{e}"
+        );
+        e.to_string()
+    }
+
+    /// Preparing refuses what the runners refuse first, in their words: the family's footprint
+    /// against the device's memory.
+    #[test]
+    fn the_late_check_holds_the_footprint_the_runners_check_first() {
+        let (v, inputs) = sgemm();
+        let fp = fits::of(v.family, inputs.size);
+        assert_eq!(fp.device, 786432);
+        let small = device(fp.device - 1, 0);
+        let e = refusal(check_memory(&small, v, &inputs).unwrap_err());
+        let early = fits::check(v.family, inputs.size, &small)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, format!("invalid problem for {}: {early}", v.full_name()));
+        assert!(
+            e.ends_with(
+                "sgemm size 256 needs about 786432 bytes of device memory; dev has 786431 bytes"
+            ),
+            "{e}"
+        );
+        assert!(check_memory(&device(fp.device, 0), v, &inputs).is_ok());
+    }
+
+    /// A buffer past the device's largest allocation is refused before anything is built, as
+    /// the runners refuse it, not when it is allocated.
+    #[test]
+    fn the_largest_buffer_is_held_against_the_largest_allocation() {
+        let (v, inputs) = sgemm();
+        let e = refusal(check_memory(&device(1 << 30, 262143), v, &inputs).unwrap_err());
+        assert!(
+            e.ends_with(
+                "sgemm size 256 needs one buffer of about 262144 bytes; dev allows 262143 bytes \
+                 in one allocation"
+            ),
+            "{e}"
+        );
+        assert!(check_memory(&device(1 << 30, 262144), v, &inputs).is_ok());
+    }
+
+    /// A Matrix Market file's size is its rows and entries, not its columns: the x vector of a
+    /// wide one is counted as its inputs hold it, which the footprint of its size does not.
+    #[test]
+    fn a_wide_matrix_files_x_vector_counts() {
+        let cols = 1 << 16;
+        let csr = Csr {
+            rows: 1,
+            cols,
+            row_ptr: vec![0, 1],
+            col: vec![0],
+            val: vec![1.0],
+        };
+        let size = csr.size();
+        let file = MatrixSource::File {
+            path: "wide.mtx".into(),
+            csr: Arc::new(csr),
+        };
+        let v = &families::get(FamilyId::Spmv).variants()[0];
+        let inputs = Inputs::of_variant(v, size, 1, &file);
+        assert!(fits::of(v.family, size).device < 100);
+        // Values, x, columns and the two row pointers.
+        let uploaded = 4 * (1 + cols as u64 + 1 + 2);
+        let e = refusal(check_memory(&device(uploaded - 1, 0), v, &inputs).unwrap_err());
+        assert!(
+            e.ends_with(&format!(
+                "spmv size 1x1 needs about {uploaded} bytes of device memory; dev has {} bytes",
+                uploaded - 1
+            )),
+            "{e}"
+        );
+        assert!(check_memory(&device(uploaded, 0), v, &inputs).is_ok());
     }
 }

@@ -38,8 +38,36 @@ pub fn of(family: FamilyId, size: Size) -> Footprint {
 /// allocation first (the usual limit), then the host's. A device that is not a GPU (PoCL's
 /// CPU device) shares the host's memory, so its buffers and the host's copies count together.
 pub fn check(family: FamilyId, size: Size, device: &DeviceInfo) -> Result<(), FitError> {
-    let what = format!("{} size {size}", family.name());
-    check_footprint(of(family, size), device, available_host_bytes(), &what)
+    check_footprint(
+        of(family, size),
+        device,
+        available_host_bytes(),
+        &what(family, size),
+    )
+}
+
+/// [`check`]'s device half, for inputs already made: what preparing a run checks again before
+/// it allocates. The footprint's device bytes are raised to the `uploaded` bytes of the inputs
+/// where a size alone undercounts them: a Matrix Market file's size is its rows and entries,
+/// and its x vector as long as its columns. The host is not held again: a runner checks it
+/// before the inputs are made, and they now hold their share of it.
+pub fn check_device(
+    family: FamilyId,
+    size: Size,
+    device: &DeviceInfo,
+    uploaded: u64,
+) -> Result<(), FitError> {
+    let fp = of(family, size);
+    let fp = Footprint {
+        device: fp.device.max(uploaded),
+        ..fp
+    };
+    check_footprint(fp, device, None, &what(family, size))
+}
+
+/// The problem as a refusal names it.
+fn what(family: FamilyId, size: Size) -> String {
+    format!("{} size {size}", family.name())
 }
 
 /// [`check`] against `host_available` bytes (none: the system does not say).

@@ -91,8 +91,10 @@ fn same_folder(dir: &Path) -> PathBuf {
     fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
-/// `provenance.json` of `dir`, where readable: it only names a folder's GPU and where it sits.
-fn provenance(dir: &Path) -> Option<Provenance> {
+/// `provenance.json` of `dir`, where readable: the one reader of it for the report and the
+/// findings. Fields an older file lacks read as empty; a file that is not one (no file, not
+/// JSON, a field of the wrong type) reads as none.
+pub(crate) fn provenance(dir: &Path) -> Option<Provenance> {
     serde_json::from_str(&fs::read_to_string(dir.join("provenance.json")).ok()?).ok()
 }
 

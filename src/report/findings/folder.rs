@@ -114,20 +114,22 @@ impl SuiteFolder {
     }
 }
 
+/// The findings' few fields of `provenance.json` in `step_dir`, read as the report reads it; a
+/// field the file leaves empty (or an older file lacks) is `?`, the date only its day. The
+/// device and driver are the CUDA side's, else the first device's.
 fn provenance(step_dir: &Path, step: &str) -> Option<Provenance> {
-    let text = std::fs::read_to_string(step_dir.join("provenance.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let s = |x: &serde_json::Value| x.as_str().unwrap_or("?").to_string();
-    let cuda = v["devices"]
-        .as_array()
-        .and_then(|d| d.iter().find(|d| d["api"] == "CUDA").or_else(|| d.first()))
-        .cloned()
-        .unwrap_or_default();
-    let date = s(&v["date_utc"]);
+    let p = load::provenance(step_dir)?;
+    let known = |s: &str| if s.is_empty() { "?" } else { s }.to_string();
+    let cuda = p
+        .devices
+        .iter()
+        .find(|d| d.api == "CUDA")
+        .or_else(|| p.devices.first());
+    let date = known(&p.date_utc);
     Some(Provenance {
-        commit: s(&v["git_commit"]),
-        device: s(&cuda["device"]),
-        driver: s(&cuda["driver"]),
+        commit: known(&p.git_commit),
+        device: known(cuda.map_or("", |d| &d.device)),
+        driver: known(cuda.map_or("", |d| &d.driver)),
         date: date.get(..10).unwrap_or(&date).to_string(),
         step: step.to_string(),
     })
@@ -161,5 +163,96 @@ fn merge_into(runs: &mut BTreeMap<String, RunFolder>, step: &str, f: RunFolder) 
     }
     if let Some(rows) = f.prs {
         run.prs.get_or_insert_with(Vec::new).extend(rows);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// A suite folder of steps `a` and `b`, each a run folder (with no rows) holding the
+    /// `provenance.json` given, or none.
+    fn suite(provenances: [Option<&str>; 2]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(
+            dir.path().join("suite.csv"),
+            "step,status,exit_code,wall_s,cap_s,note\na,done,0,1.0,10,\nb,done,0,1.0,10,\n",
+        )
+        .unwrap();
+        for (step, p) in ["a", "b"].into_iter().zip(provenances) {
+            let run = dir.path().join(step);
+            fs::create_dir(&run).unwrap();
+            crate::export::csv::write_rows::<PrRow>(&run.join(crate::rows::PRS_CSV), &[]).unwrap();
+            if let Some(p) = p {
+                fs::write(run.join("provenance.json"), p).unwrap();
+            }
+        }
+        dir
+    }
+
+    fn folder_name(dir: &tempfile::TempDir) -> String {
+        dir.path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// The findings read `provenance.json` as the report does: a file the report cannot read
+    /// (a field of the wrong type) names no device there, and the findings take the next
+    /// step's; the device and driver are the CUDA side's.
+    #[test]
+    fn a_provenance_the_report_cannot_read_is_not_the_findings_either() {
+        let odd = r#"{"git_commit": 5, "devices": [{"api": "CUDA", "device": "GPU A"}]}"#;
+        let good = r#"{"git_commit": "abc", "date_utc": "2026-11-30T01:02:03Z", "devices": [
+            {"api": "OpenCL", "device": "cl", "driver": "d1"},
+            {"api": "CUDA", "device": "NVIDIA H200", "driver": "580"}]}"#;
+        let dir = suite([Some(odd), Some(good)]);
+        let report = load::load_tree(&[dir.path().to_path_buf()]).unwrap();
+        let devices = |step: &str| {
+            let run = report.iter().find(|r| r.path.ends_with(step)).unwrap();
+            run.provenance_devices.len()
+        };
+        assert_eq!((devices("a"), devices("b")), (0, 2));
+        let s = SuiteFolder::read(dir.path()).unwrap();
+        let want = Provenance {
+            commit: "abc".into(),
+            device: "NVIDIA H200".into(),
+            driver: "580".into(),
+            date: "2026-11-30".into(),
+            step: "b".into(),
+        };
+        assert_eq!(s.provenance, Some(want));
+        assert_eq!(s.gpu, "NVIDIA H200");
+    }
+
+    /// An older file's missing fields, and fields left empty, read as `?`; the GPU is then
+    /// named by the folder (no measurement names one).
+    #[test]
+    fn fields_an_older_provenance_lacks_or_leaves_empty_read_as_unknown() {
+        let unknown = |commit: &str| Provenance {
+            commit: commit.into(),
+            device: "?".into(),
+            driver: "?".into(),
+            date: "?".into(),
+            step: "a".into(),
+        };
+        let cases = [
+            (r#"{"git_commit": "abc"}"#, unknown("abc")),
+            (
+                r#"{"git_commit": "", "date_utc": "", "devices": [{"api": "CUDA"}]}"#,
+                unknown("?"),
+            ),
+        ];
+        for (text, want) in cases {
+            let dir = suite([Some(text), None]);
+            let s = SuiteFolder::read(dir.path()).unwrap();
+            assert_eq!(s.provenance, Some(want), "{text}");
+            assert_eq!(s.gpu, folder_name(&dir), "{text}");
+        }
+        let dir = suite([None, None]);
+        let s = SuiteFolder::read(dir.path()).unwrap();
+        assert_eq!(s.provenance, None);
     }
 }
