@@ -347,30 +347,16 @@ pub fn measure_cases(
     if cases.is_empty() {
         return Ok(out);
     }
-    warm_up(backends, sources)?;
-    // One probe per work-group size on each backend, built once: the cases share them.
+    // One probe per work-group size on each backend, built before anything runs: the warm-up
+    // and the cases share them.
     let mut probes: Vec<(u32, Vec<Probe>)> = Vec::new();
-    let mut run = || -> Result<(), CalibrationError> {
+    let result = build_probes(backends, sources, cases, &mut probes).and_then(|()| {
+        warm_up(backends, &probes[0])?;
         for &case in cases {
-            let local = case.shape.local;
-            let i = match probes.iter().position(|(l, _)| *l == local) {
-                Some(i) => i,
-                None => {
-                    // Built in the backends' order and kept up to the first failure, so that
-                    // each probe is released through the backend that built it.
-                    let mut built = Vec::new();
-                    let failed = backends.iter_mut().find_map(|b| {
-                        let probe = Probe::build(&mut **b, sources, local);
-                        probe.map(|p| built.push(p)).err()
-                    });
-                    probes.push((local, built));
-                    if let Some(e) = failed {
-                        return Err(e);
-                    }
-                    probes.len() - 1
-                }
-            };
-            let samples = measure_case(backends, &probes[i].1, case, chunk)?;
+            let (_, built) = (probes.iter())
+                .find(|(l, _)| *l == case.shape.local)
+                .expect("every case's work-group size has its probes, built above");
+            let samples = measure_case(backends, built, case, chunk)?;
             let rows: Vec<CalibrationRow> = backends
                 .iter()
                 .zip(&samples)
@@ -380,8 +366,7 @@ pub fn measure_cases(
             out.rows.extend(rows);
         }
         Ok(())
-    };
-    let result = run();
+    });
     for (_, built) in probes {
         for (b, p) in backends.iter_mut().zip(built) {
             p.release(&mut **b);
@@ -391,32 +376,55 @@ pub fn measure_cases(
     Ok(out)
 }
 
-/// Launches for a while first, so an idle GPU's clocks have ramped up for the first case too.
-fn warm_up(
+/// Builds into `probes` one probe per work-group size of `cases` on every backend, in the
+/// backends' order. On a failure what was built stays there, so that each probe is released
+/// through the backend that built it.
+fn build_probes(
     backends: &mut [&mut dyn Runtime],
     sources: &KernelSources,
+    cases: &[PlainLoop],
+    probes: &mut Vec<(u32, Vec<Probe>)>,
+) -> Result<(), CalibrationError> {
+    for case in cases {
+        let local = case.shape.local;
+        if probes.iter().any(|(l, _)| *l == local) {
+            continue;
+        }
+        let mut built = Vec::new();
+        let failed = backends.iter_mut().find_map(|b| {
+            let probe = Probe::build(&mut **b, sources, local);
+            probe.map(|p| built.push(p)).err()
+        });
+        probes.push((local, built));
+        if let Some(e) = failed {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Launches `local`'s probes (one group) for a while first, so an idle GPU's clocks have
+/// ramped up for the first case too.
+fn warm_up(
+    backends: &mut [&mut dyn Runtime],
+    (local, probes): &(u32, Vec<Probe>),
 ) -> Result<(), CalibrationError> {
     const WARM: std::time::Duration = std::time::Duration::from_millis(300);
-    let shape = LaunchShape::linear(1, 1);
-    for b in backends.iter_mut() {
-        let probe = Probe::build(&mut **b, sources, shape.local)?;
+    let plan = PlainLoop {
+        shape: LaunchShape::linear(1, *local),
+        wait: WaitMode::Finish,
+        batch: 100,
+        reps: 10,
+        flag_copies: false,
+    };
+    for (b, probe) in backends.iter_mut().zip(probes) {
         let started = std::time::Instant::now();
-        let plan = PlainLoop {
-            shape,
-            wait: WaitMode::Finish,
-            batch: 100,
-            reps: 10,
-            flag_copies: false,
-        };
         // At most 50 rounds of 1000 launches: about 0.2 s on a GPU, nothing on a fake.
-        let mut result = Ok(());
         let mut rounds = 0;
-        while result.is_ok() && rounds < 50 && started.elapsed() < WARM {
-            result = b.plain_launches(probe.kernel, &probe.args, plan).map(drop);
+        while rounds < 50 && started.elapsed() < WARM {
+            b.plain_launches(probe.kernel, &probe.args, plan)?;
             rounds += 1;
         }
-        probe.release(&mut **b);
-        result?;
     }
     Ok(())
 }
@@ -495,6 +503,26 @@ mod tests {
             "{failed:?}"
         );
         assert!(markdown(&c).contains("overheads differ by more than 0.3 µs"));
+    }
+
+    /// The warm-up runs on the probes the cases share: a backend builds one program per
+    /// work-group size of the cases and none besides.
+    #[test]
+    fn the_warm_up_builds_no_probe_of_its_own() {
+        let (mut cl, mut cu) = fakes(0.0);
+        let mut backends: Vec<&mut dyn Runtime> = vec![&mut cl, &mut cu];
+        let case = PlainLoop {
+            shape: LaunchShape::linear(4, 64),
+            wait: WaitMode::Finish,
+            batch: 5,
+            reps: 10,
+            flag_copies: false,
+        };
+        let c = measure_cases(&mut backends, &KernelSources::embedded(), &[case, case], 5).unwrap();
+        assert_eq!(c.rows.len(), 4);
+        for side in [&cl, &cu] {
+            assert_eq!(side.builds().in_compile, 1, "{:?}", side.builds());
+        }
     }
 
     #[test]

@@ -38,12 +38,8 @@ pub fn of(family: FamilyId, size: Size) -> Footprint {
 /// allocation first (the usual limit), then the host's. A device that is not a GPU (PoCL's
 /// CPU device) shares the host's memory, so its buffers and the host's copies count together.
 pub fn check(family: FamilyId, size: Size, device: &DeviceInfo) -> Result<(), FitError> {
-    check_footprint(
-        of(family, size),
-        device,
-        available_host_bytes(),
-        &what(family, size),
-    )
+    let what = format!("{} size {size}", family.name());
+    check_footprint(of(family, size), device, available_host_bytes(), &what)
 }
 
 /// [`check`]'s device half, for inputs already made: what preparing a run checks again before
@@ -62,12 +58,8 @@ pub fn check_device(
         device: fp.device.max(uploaded),
         ..fp
     };
-    check_footprint(fp, device, None, &what(family, size))
-}
-
-/// The problem as a refusal names it.
-fn what(family: FamilyId, size: Size) -> String {
-    format!("{} size {size}", family.name())
+    let what = format!("{} size {size}", family.name());
+    check_footprint(fp, device, None, &what)
 }
 
 /// [`check`] against `host_available` bytes (none: the system does not say).
