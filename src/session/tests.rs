@@ -1559,45 +1559,34 @@ fn one_sample_per_side_gives_no_ci_and_no_verdict() {
 /// run's rows only, and the resume's provenance says why.
 #[test]
 fn a_resume_with_an_unreadable_timings_file_writes_its_own_rows_and_says_so() {
-    let dir = tempfile::tempdir().unwrap();
-    let sources = KernelSources::embedded();
-    let flag = AtomicBool::new(false);
-    let p = plan(study(TWO), dir.path(), false, 1, &sources, &flag);
-    execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
-    let path = dir.path().join(crate::rows::TIMINGS_CSV);
+    let folder = Folder::new();
+    folder.run(study(TWO), false, fake_sides()).unwrap();
+    let path = folder.path().join(crate::rows::TIMINGS_CSV);
     std::fs::write(&path, "not,a,timings,header\n1,2,3,4\n").unwrap();
-    delete_rows(dir.path(), MEASUREMENTS_CSV, "matvec/tuned", false);
-    let p = plan(study(TWO), dir.path(), true, 1, &sources, &flag);
-    let report = execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    delete_rows(folder.path(), MEASUREMENTS_CSV, "matvec/tuned", false);
+    let report = folder.run(study(TWO), true, fake_sides()).unwrap();
     assert_eq!(report.summary.skipped, 1);
     let after: Vec<crate::rows::TimingRow> = crate::export::csv::read_rows(&path).unwrap();
     assert_eq!(after, report.summary.timings);
-    let provenance = std::fs::read_to_string(dir.path().join("provenance-resume-1.json")).unwrap();
-    assert!(
-        provenance.contains(
-            "the earlier timings.csv is unreadable, so it now holds this run's rows only"
-        ),
-        "{provenance}"
-    );
+    let resumed = folder.path().join("provenance-resume-1.json");
+    let provenance = std::fs::read_to_string(resumed).unwrap();
+    let note = "the earlier timings.csv is unreadable, so it now holds this run's rows only";
+    assert!(provenance.contains(note), "{provenance}");
 }
 
 /// A resume keeps `timings.csv`'s rows of the comparisons it found whole (it measured nothing
 /// of them), drops those of the comparisons it measured again, and adds its own after them.
 #[test]
 fn a_resume_keeps_the_timing_rows_of_the_comparisons_it_kept() {
-    let dir = tempfile::tempdir().unwrap();
-    let sources = KernelSources::embedded();
-    let flag = AtomicBool::new(false);
-    let p = plan(study(TWO), dir.path(), false, 1, &sources, &flag);
-    execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
-    let path = dir.path().join(crate::rows::TIMINGS_CSV);
+    let folder = Folder::new();
+    folder.run(study(TWO), false, fake_sides()).unwrap();
+    let path = folder.path().join(crate::rows::TIMINGS_CSV);
     let first: Vec<crate::rows::TimingRow> = crate::export::csv::read_rows(&path).unwrap();
     let names: Vec<&str> = first.iter().map(|r| r.comparison.as_str()).collect();
     assert_eq!(names, ["matvec/listing2", "matvec/tuned"]);
     // As a run interrupted in its second comparison leaves it.
-    delete_rows(dir.path(), MEASUREMENTS_CSV, "matvec/tuned", false);
-    let p = plan(study(TWO), dir.path(), true, 1, &sources, &flag);
-    let report = execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    delete_rows(folder.path(), MEASUREMENTS_CSV, "matvec/tuned", false);
+    let report = folder.run(study(TWO), true, fake_sides()).unwrap();
     assert_eq!(report.summary.skipped, 1);
     let after: Vec<crate::rows::TimingRow> = crate::export::csv::read_rows(&path).unwrap();
     let names: Vec<&str> = after.iter().map(|r| r.comparison.as_str()).collect();
@@ -1605,8 +1594,7 @@ fn a_resume_keeps_the_timing_rows_of_the_comparisons_it_kept() {
     assert_eq!(after[0], first[0]);
     assert_eq!(after[1], report.summary.timings[0]);
     // A resume that measures nothing keeps them all.
-    let p = plan(study(TWO), dir.path(), true, 1, &sources, &flag);
-    execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    folder.run(study(TWO), true, fake_sides()).unwrap();
     let last: Vec<crate::rows::TimingRow> = crate::export::csv::read_rows(&path).unwrap();
     assert_eq!(last, after);
 }
