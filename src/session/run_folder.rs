@@ -125,7 +125,7 @@ impl RunFolder {
         Ok(write_json_atomic(&self.provenance_path, &self.provenance)?)
     }
 
-    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<(), SessionError> {
+    fn write(&self, name: &str, bytes: &[u8]) -> Result<(), SessionError> {
         self.lock.0.check.still_held()?;
         Ok(write_atomic(&self.dir.join(name), bytes)?)
     }
@@ -140,7 +140,7 @@ impl RunFolder {
     }
 
     /// The folder's measurement and PR rows: a resumed folder's, in file order, then this run's.
-    pub fn rows_with(
+    fn rows_with(
         &self,
         measurements: &[MeasurementRow],
         prs: &[PrRow],
