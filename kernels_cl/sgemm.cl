@@ -39,7 +39,7 @@ __kernel void sgemm_tiled16(const __global float* a, const __global float* b, __
 /* Register blocking: a work-group computes an SG_BM x SG_BN tile of C, each work-item an
  * SG_TM x SG_TN micro-tile held in registers, stepping through K SG_BK at a time. The defaults
  * at 256 work-items (128 x 128, K-step 8, 8 x 8 per work-item) are the shipped kernel; the
- * tuner's SGEMM space (src/tune/tiles.rs) sets the five as defines, with the same text on both
+ * tuner's SGEMM space (src/families/sgemm/tiles.rs) sets the five as defines, with the same text on both
  * sides. Per K-step the group stages an SG_BM x SG_BK slice of A (stored transposed, so a
  * work-item reads its A values as float4) and an SG_BK x SG_BN slice of B through local
  * memory, each work-item loading SG_A_LOADS and SG_B_LOADS float4 of them.

@@ -23,7 +23,7 @@ __constant__ float TABLE[8192];
  * pixel instead of nine, and the index arithmetic and border tests paid once per column
  * strip, leave DRAM as the bound. What is computed, and the bytes counted (one read and one
  * write of the image), are unchanged; the harness launches rows / (local_y * SOBEL_ROWS)
- * groups in y (src/workload/constmem.rs, SOBEL_ROWS there too).
+ * groups in y (src/families/constmem/mod.rs, SOBEL_ROWS there too).
  *
  * The filter taps are read once per work-item: a store to `out` may alias a filter in global
  * memory, so a compiler would otherwise re-read all nine taps for every pixel; reading them
@@ -109,7 +109,7 @@ extern "C" __global__ void sobel_literal(const float* in, float* out, uint w, ui
  * is three loads and a store per four pixels, as few requests per byte as a float4 copy. The
  * border columns 0 and w - 1 are computed from a clamped neighbour and then written as 0, so
  * the interior has no test per pixel. The rows are 16-byte aligned only where w is a multiple
- * of 4: the harness refuses other widths for these kernels (src/workload/constmem.rs), and
+ * of 4: the harness refuses other widths for these kernels (src/families/constmem/mod.rs), and
  * launches w / 4 work-items in x. */
 #define SOBEL_COLS 4
 

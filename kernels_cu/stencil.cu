@@ -21,7 +21,7 @@
  * WG_SIZE / TILE_X), groups = (nx / TILE_X) * (ny / TILE_Y), tiles numbered x fastest. The
  * harness checks nx % TILE_X == 0, ny % TILE_Y == 0, TILE_Y >= RADIUS and nz >= 2*RADIUS+1.
  *
- * Tile knobs (the tuner's stencil space, src/tune/stencil_tiles.rs): ST_TILE_X sets the tile's
+ * Tile knobs (the tuner's stencil space, src/families/stencil/tiles.rs): ST_TILE_X sets the tile's
  * width (default 32, the shipped tile, so the studies run the same kernel); ST_TILE_Y, where
  * given, must be WG_SIZE / ST_TILE_X: a tile that does not match the work-group size, or that
  * is narrower or lower than RADIUS (its first RADIUS rows and columns load the halo), is then
