@@ -286,8 +286,9 @@ fn read_folder_file(path: &Path) -> Result<Vec<u8>, ExportError> {
     }
 }
 
-/// The rows of a file a run folder owns (none where it is missing or empty); the header must
-/// be exactly `T`'s.
+/// The rows of a file a run folder owns, read back by a resume (none where it is missing or
+/// empty): checked as the store's files are, and the header must be exactly `T`'s (a resume
+/// runs the binary that wrote it).
 pub fn read_folder_rows<T: DeserializeOwned + CsvSchema>(
     path: &Path,
 ) -> Result<Vec<T>, ExportError> {

@@ -9,7 +9,7 @@ pub use super::run_folder::{RunFolder, STUDY_FILE};
 use super::{run_study_with, timings, InputCache, RunContext, RunSummary};
 use crate::backend::Runtime;
 use crate::calibrate::{self, Calibration, CalibrationPlan};
-use crate::export::csv::{read_rows, read_rows_if_file};
+use crate::export::csv::read_folder_rows;
 use crate::rows::{PassRow, Status, PASSES_CSV};
 use crate::soak;
 use crate::study::Study;
@@ -77,8 +77,8 @@ fn calibrate_if_runtime_bound(
     }
     let dir = folder.dir.clone();
     let found = if plan.resume && dir.join(crate::rows::CALIBRATION_CSV).exists() {
-        let kept = read_rows(&dir.join(crate::rows::CALIBRATION_CSV)).and_then(|rows| {
-            let prs = read_rows_if_file(&dir.join(crate::rows::CALIBRATION_PR_CSV))?;
+        let kept = read_folder_rows(&dir.join(crate::rows::CALIBRATION_CSV)).and_then(|rows| {
+            let prs = read_folder_rows(&dir.join(crate::rows::CALIBRATION_PR_CSV))?;
             Ok(Calibration { rows, prs })
         });
         kept.map_err(|e| format!("the first run's runtime calibration is unreadable: {e}"))
@@ -117,7 +117,7 @@ fn run_passes(
     let mut inputs = InputCache::default();
     let passes = plan.passes.max(1);
     let earlier: Vec<PassRow> = if plan.resume && passes > 1 {
-        read_rows_if_file(&folder.dir.join(PASSES_CSV))?
+        read_folder_rows(&folder.dir.join(PASSES_CSV))?
     } else {
         Vec::new()
     };
